@@ -1,0 +1,7 @@
+"""Graph and rank commands: ``graph``, ``ranks``, ``ranker``, ``top``, ``rank``."""
+
+from __future__ import annotations
+
+import click
+
+COMMANDS: list[click.Command] = []

@@ -1,0 +1,49 @@
+"""Shared pieces of the ``rankcrawl`` command line: the ``--redis-url`` option and one-line errors."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable, TypeVar
+
+import click
+import redis
+
+from rankcrawl.settings.connection import RedisUnavailable
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+redis_url_option = click.option(
+    "--redis-url",
+    envvar="RANKCRAWL_REDIS_URL",
+    default=None,
+    help="Redis/Valkey URL (redis://, rediss://, unix://). Default: REDIS_URL, else the embedded server.",
+)
+
+
+class UserError(click.ClickException):
+    """A bad input or environment problem, shown as one line with a non-zero exit."""
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"rankcrawl: error: {self.format_message()}", err=True)
+
+
+def one_line_errors(func: F) -> F:
+    """Turn expected failures (Redis down, unreadable input) into ``UserError``; no tracebacks."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except RedisUnavailable as exc:
+            raise UserError(str(exc)) from None
+        except redis.RedisError as exc:
+            raise UserError(f"Redis: {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise UserError(str(exc)) from None
+        except KeyboardInterrupt:
+            sys.exit(130)
+
+    return wrapper  # type: ignore[return-value]
