@@ -1,0 +1,33 @@
+"""URL normalisation cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankcrawl.ranker.urls import normalize_url, split_url
+
+
+@pytest.mark.parametrize(
+    ("raw", "base", "expected"),
+    [
+        ("HTTP://Example.COM:80/a#frag", None, "http://example.com/a"),
+        ("https://example.com:443", None, "https://example.com/"),
+        ("https://example.com:8443/x?b=1&a=2", None, "https://example.com:8443/x?b=1&a=2"),
+        ("../c/d.html", "http://h.org/a/b/index.html", "http://h.org/a/c/d.html"),
+        ("//cdn.org/x", "https://h.org/", "https://cdn.org/x"),
+        ("/a b", "http://h.org/", "http://h.org/a%20b"),
+        ("mailto:x@y.org", None, None),
+        ("javascript:void(0)", "http://h.org/", None),
+        ("http://", None, None),
+        ("http://[::1", None, None),
+        ("", None, None),
+        ("http://münchen.de/straße", None, "http://xn--mnchen-3ya.de/stra%C3%9Fe"),
+    ],
+)
+def test_normalize(raw: str, base: str | None, expected: str | None) -> None:
+    assert normalize_url(raw, base) == expected
+
+
+def test_split() -> None:
+    assert split_url("https://a.org:8443/x?y=1") == ("https://a.org:8443", "/x?y=1")
+    assert split_url("http://a.org/") == ("http://a.org", "/")
