@@ -1,0 +1,65 @@
+"""The link graph as the solver sees it: pages numbered host by host (Kohlschütter §3.2.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class HostGraph:
+    """Pages ordered by host; page (host k, LocalID l) has global index ``host_offsets[k] + l``.
+
+    ``host_ids`` are the store's HostIDs (sorted, uint32); ``src``/``dst`` are global page
+    indices of the weighted edges (weights > 0). Pages without out-edges are dangling.
+    """
+
+    host_ids: np.ndarray
+    host_offsets: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = self.n_pages
+        if self.host_offsets.shape != (len(self.host_ids) + 1,) or self.host_offsets[0] != 0:
+            raise ValueError("host_offsets must start at 0 and have one entry per host plus one")
+        if np.any(np.diff(self.host_offsets) < 0):
+            raise ValueError("host_offsets must be non-decreasing")
+        if not (len(self.src) == len(self.dst) == len(self.weight)):
+            raise ValueError("src, dst and weight must have equal length")
+        if len(self.src) and (self.src.min() < 0 or self.dst.min() < 0 or max(self.src.max(), self.dst.max()) >= n):
+            raise ValueError("edge endpoint outside 0..n_pages-1")
+        if len(self.weight) and not np.all(self.weight > 0):
+            raise ValueError("edge weights must be positive")
+
+    @property
+    def n_pages(self) -> int:
+        return int(self.host_offsets[-1])
+
+    @property
+    def n_hosts(self) -> int:
+        return len(self.host_ids)
+
+    @property
+    def host_of_page(self) -> np.ndarray:
+        """Host position (0..H-1) of every page."""
+        return np.repeat(np.arange(self.n_hosts, dtype=np.int64), np.diff(self.host_offsets))
+
+    @classmethod
+    def from_edges(
+        cls,
+        host_sizes: np.ndarray | list[int],
+        src: np.ndarray | list[int],
+        dst: np.ndarray | list[int],
+        weight: np.ndarray | list[float] | None = None,
+        host_ids: np.ndarray | list[int] | None = None,
+    ) -> "HostGraph":
+        """Build from pages-per-host counts and global-index edges (weights default to 1)."""
+        sizes = np.asarray(host_sizes, dtype=np.int64)
+        src_a = np.asarray(src, dtype=np.int64)
+        w = np.ones(len(src_a), dtype=np.float32) if weight is None else np.asarray(weight, dtype=np.float32)
+        ids = np.arange(len(sizes), dtype=np.uint32) if host_ids is None else np.asarray(host_ids, dtype=np.uint32)
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        return cls(ids, offsets, src_a, np.asarray(dst, dtype=np.int64), w)
