@@ -1,0 +1,51 @@
+"""Normalised segment fingerprints (Kohlschütter 2011, §4.3.3 "Template Removal").
+
+Lower case; month and weekday names (full and abbreviated), AM/PM and plain-text URLs
+removed; every character except Latin letters becomes whitespace, collapsed to single spaces;
+``$DATE$`` appended when the text had a date token, ``$URL$`` when it had a URL; SHA-1 hex.
+Date tokens are the month/weekday names and numeric dates such as 2024-05-01 or 1/5/24
+(the thesis names only the former; numeric dates are our addition so "Posted 3/4/2008" and
+"Posted 5/6/2009" share a fingerprint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+DAYS = "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun"
+NAMES = re.compile(r"\b(?:" + "|".join(sorted(set((MONTHS + " " + DAYS).split()), key=len, reverse=True)) + r")\b")
+NUMERIC_DATE = re.compile(r"\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b")
+AMPM = re.compile(r"\b(?:a\.?m\.?|p\.?m\.?)(?=\W|$)")
+URL = re.compile(r"\b(?:https?://|www\.)\S+")
+NON_LETTERS = re.compile(r"[^a-z]+")
+
+
+def normalize(text: str) -> str:
+    """The normalised text whose SHA-1 is the fingerprint (markers included)."""
+    text = text.lower()
+    has_url = bool(URL.search(text))
+    text = URL.sub(" ", text)
+    has_date = bool(NAMES.search(text) or NUMERIC_DATE.search(text))
+    text = NUMERIC_DATE.sub(" ", NAMES.sub(" ", AMPM.sub(" ", text)))
+    words = NON_LETTERS.sub(" ", text).split()
+    if has_date:
+        words.append("$DATE$")
+    if has_url:
+        words.append("$URL$")
+    return " ".join(words)
+
+
+def fingerprint(text: str) -> str:
+    """SHA-1 hex digest of the normalised text."""
+    return hashlib.sha1(normalize(text).encode()).hexdigest()
+
+
+def frequent(counts: dict[str, int], n_pages: int, share: float, min_count: int = 2) -> set[str]:
+    """Fingerprints occurring on at least max(min_count, share·n_pages) pages of a host."""
+    floor = max(min_count, share * n_pages)
+    return {f for f, c in counts.items() if c >= floor}

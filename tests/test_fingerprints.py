@@ -1,0 +1,34 @@
+"""Normalised segment fingerprints (Kohlschütter §4.3.3)."""
+
+from rankcrawl.pipelines.fingerprints import fingerprint, frequent, normalize
+
+
+def test_case_and_punctuation():
+    assert fingerprint("Hello, World!") == fingerprint("hello world")
+    assert normalize("Hello, World 42!") == "hello world"
+
+
+def test_dates_months_days_ampm():
+    a = "Posted on Monday, March 3, 2008 at 10:30 AM"
+    b = "Posted on Tue, Jan 5, 2009 at 1:05 pm"
+    assert normalize(a) == "posted on at $DATE$"
+    assert fingerprint(a) == fingerprint(b)
+    assert fingerprint("Updated 2024-05-01") == fingerprint("Updated 3/4/99")
+    assert fingerprint("Updated 2024-05-01") != fingerprint("Updated")
+
+
+def test_urls():
+    assert normalize("See http://x.org/a?b=1 now") == "see now $URL$"
+    assert fingerprint("See https://y.com now") == fingerprint("see www.z.net/q NOW")
+    assert fingerprint("see now") != fingerprint("see now http://a.b")
+
+
+def test_different_text_differs_and_is_sha1():
+    assert fingerprint("subscribe to our newsletter") != fingerprint("the council voted today")
+    assert len(fingerprint("x")) == 40
+
+
+def test_frequent_threshold():
+    counts = {"a": 9, "b": 3, "c": 1}
+    assert frequent(counts, 10, 0.5) == {"a"}
+    assert frequent(counts, 4, 0.5) == {"a", "b"}
