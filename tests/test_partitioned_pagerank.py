@@ -1,0 +1,223 @@
+"""The partitioned Gauss–Seidel solver against networkx, across partitionings and warm starts."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.inlink_csr import build_links
+from rankcrawl.ranker.partitioned_pagerank import pagerank, power_iteration
+from rankcrawl.ranker.partitions import assign_partitions
+
+ALPHA = 0.85
+
+
+def host_graph(seed: int, n_hosts: int = 6, intra: float = 0.85, dangling: float = 0.15,
+               self_links: bool = True, weighted: bool = True, multi: bool = True) -> HostGraph:
+    """A random host-structured graph with dangling pages, self-links, weights and multi-edges."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 12, n_hosts)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    n = int(offsets[-1])
+    host = np.repeat(np.arange(n_hosts), sizes)
+    sources = np.flatnonzero(rng.random(n) >= dangling)
+    degree = rng.integers(1, 6, len(sources))
+    src = np.repeat(sources, degree)
+    local = offsets[host[src]] + (rng.random(len(src)) * sizes[host[src]]).astype(np.int64)
+    dst = np.where(rng.random(len(src)) < intra, local, rng.integers(0, n, len(src)))
+    if not self_links:
+        dst = np.where(dst == src, (dst + 1) % n, dst)
+    if multi:
+        pick = rng.integers(0, len(src), len(src) // 5)
+        src, dst = np.concatenate([src, src[pick]]), np.concatenate([dst, dst[pick]])
+    weight = rng.choice([0.25, 0.5, 1.0, 2.0, 3.0], len(src)) if weighted else None
+    return HostGraph.from_edges(sizes, src, dst, weight)
+
+
+def reference(graph: HostGraph, v: np.ndarray | None = None) -> np.ndarray:
+    """networkx PageRank of the same model (multi-edge weights summed, dangling pages follow v)."""
+    g = nx.DiGraph()
+    g.add_nodes_from(range(graph.n_pages))
+    for s, t, w in zip(graph.src.tolist(), graph.dst.tolist(), graph.weight.tolist()):
+        g.add_edge(s, t, weight=g[s][t]["weight"] + w if g.has_edge(s, t) else w)
+    p = None if v is None else dict(enumerate(v.tolist()))
+    ranks = nx.pagerank(g, alpha=ALPHA, personalization=p, dangling=p, tol=1e-13, max_iter=10_000)
+    return np.array([ranks[i] for i in range(graph.n_pages)])
+
+
+def l1(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).sum())
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["default", "no_self_links", "unweighted", "no_multi_edges", "many_dangling", "disconnected_hosts"],
+)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_matches_networkx(kind: str, seed: int) -> None:
+    opts = {
+        "default": {},
+        "no_self_links": {"self_links": False},
+        "unweighted": {"weighted": False},
+        "no_multi_edges": {"multi": False},
+        "many_dangling": {"dangling": 0.5},
+        "disconnected_hosts": {"intra": 1.0},
+    }[kind]
+    graph = host_graph(seed, **opts)
+    result = pagerank(graph, tol=1e-12)
+    assert result.converged
+    assert result.r.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(result.r > 0)
+    assert l1(result.r, reference(graph)) <= 1e-9
+
+
+def test_biasing_set_matches_personalized_networkx() -> None:
+    graph = host_graph(3)
+    v = np.zeros(graph.n_pages)
+    v[[0, 5, 9]] = 1.0  # the biasing set B, pi_B of Eq. 3.4
+    result = pagerank(graph, v=v, tol=1e-12)
+    assert l1(result.r, reference(graph, v / v.sum())) <= 1e-9
+
+
+def test_default_tolerance_is_close_to_networkx() -> None:
+    graph = host_graph(4, n_hosts=10)
+    assert l1(pagerank(graph).r, reference(graph)) <= 1e-9
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_independent_of_partitions(seed: int) -> None:
+    graph = host_graph(seed, n_hosts=12, intra=0.7)
+    base = pagerank(graph, tol=1e-12, partitions=1)
+    for p in (2, 3, 7):
+        result = pagerank(graph, tol=1e-12, partitions=p)
+        assert result.partitions == p
+        assert result.inter_partition_votes <= result.inter_partition_links
+        assert result.inter_partition_links > 0
+        assert l1(result.r, base.r) <= 1e-10
+
+
+def test_explicit_assignment_is_used() -> None:
+    graph = host_graph(7, n_hosts=5)
+    assignment = np.array([1, 0, 1, 0, 2], dtype=np.int32)
+    result = pagerank(graph, partitions=assignment, tol=1e-12)
+    assert result.partitions == 3
+    assert np.array_equal(result.assignment, assignment)
+    assert l1(result.r, pagerank(graph, tol=1e-12).r) <= 1e-10
+
+
+def test_gauss_seidel_needs_fewer_iterations_than_power_method() -> None:
+    graph = host_graph(8, n_hosts=20)
+    gs, jac = pagerank(graph, tol=1e-12), power_iteration(graph, tol=1e-12)
+    assert l1(gs.r, jac.r) <= 1e-10
+    assert gs.iterations < jac.iterations
+
+
+def test_warm_start_from_perturbed_vector_reaches_cold_vector() -> None:
+    graph = host_graph(9, n_hosts=10)
+    cold = pagerank(graph, tol=1e-12)
+    noisy = cold.r * np.random.default_rng(0).uniform(0.5, 1.5, graph.n_pages)
+    warm = pagerank(graph, tol=1e-12, x0=noisy)
+    assert l1(warm.r, cold.r) <= 1e-10
+    near = pagerank(graph, tol=1e-12, x0=cold.r)
+    assert near.iterations < cold.iterations
+
+
+def test_warm_start_after_new_hosts_needs_fewer_iterations() -> None:
+    old = host_graph(10, n_hosts=30, intra=0.95)
+    before = pagerank(old, tol=1e-10)
+    rng = np.random.default_rng(1)
+    new_sizes = np.array([4, 3])
+    n_old, n_new = old.n_pages, int(new_sizes.sum())
+    new_src = np.arange(n_old, n_old + n_new).repeat(2)
+    new_dst = np.concatenate([rng.integers(n_old, n_old + n_new, n_new), rng.integers(0, n_old, n_new)])
+    links_in = rng.integers(0, n_old, 3)
+    grown = HostGraph.from_edges(
+        np.concatenate([np.diff(old.host_offsets), new_sizes]),
+        np.concatenate([old.src, new_src, links_in]),
+        np.concatenate([old.dst, new_dst, np.full(3, n_old)]),
+        np.concatenate([old.weight, np.ones(len(new_src) + 3, dtype=np.float32)]),
+    )
+    x0 = np.concatenate([before.r, np.full(n_new, 1.0 / grown.n_pages)])  # new pages: teleport share
+    cold, warm = pagerank(grown, tol=1e-12), pagerank(grown, tol=1e-12, x0=x0)
+    assert l1(warm.r, cold.r) <= 1e-10
+    assert warm.iterations < cold.iterations
+
+
+def test_edge_cases() -> None:
+    empty = pagerank(HostGraph.from_edges([], [], []))
+    assert empty.r.shape == (0,) and empty.iterations == 0
+    assert pagerank(HostGraph.from_edges([0, 0], [], [])).r.shape == (0,)
+    assert pagerank(HostGraph.from_edges([1], [], [])).r.tolist() == [1.0]
+    assert pagerank(HostGraph.from_edges([1], [0], [0])).r.tolist() == pytest.approx([1.0])
+    no_edges = pagerank(HostGraph.from_edges([2, 0, 3], [], []), partitions=2)
+    assert no_edges.r == pytest.approx(np.full(5, 0.2), abs=1e-15)
+    v = np.array([0.0, 1.0, 0.0, 3.0, 0.0])
+    assert pagerank(HostGraph.from_edges([2, 3], [], []), v=v).r == pytest.approx(v / 4, abs=1e-15)
+    assert power_iteration(HostGraph.from_edges([], [], [])).r.shape == (0,)
+
+
+def test_bad_input_is_rejected() -> None:
+    graph = HostGraph.from_edges([2], [0], [1])
+    for kwargs, message in [
+        ({"alpha": 1.0}, "alpha"),
+        ({"tol": 0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"v": [1.0]}, "one entry per page"),
+        ({"v": [1.0, -1.0]}, "non-negative"),
+        ({"x0": [0.0, 0.0]}, "positive mass"),
+        ({"x0": [np.nan, 1.0]}, "finite"),
+        ({"partitions": 0}, "at least 1"),
+        ({"partitions": np.array([0, 1])}, "every host"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            pagerank(graph, **kwargs)
+
+
+def test_max_iter_reports_not_converged() -> None:
+    result = pagerank(host_graph(11), max_iter=2, tol=1e-14)
+    assert result.iterations == 2 and not result.converged
+    assert result.r.sum() == pytest.approx(1.0)
+
+
+def test_assign_partitions_round_robin_by_size() -> None:
+    sizes = np.array([5, 50, 10, 40, 20, 30])
+    part = assign_partitions(sizes, 2)
+    assert part.tolist() == [1, 0, 0, 1, 1, 0]  # sorted 50,40,30,20,10,5 dealt 0,1,0,1,0,1
+    assert np.bincount(part, weights=sizes).tolist() == [90.0, 65.0]
+    assert assign_partitions(sizes, 1).tolist() == [0] * 6
+    assert assign_partitions([], 3).shape == (0,)
+
+
+def test_assign_partitions_keeps_existing_hosts() -> None:
+    sizes = np.array([50, 40, 30, 20, 100, 1])
+    previous = assign_partitions(sizes[:4], 2)  # loads: 0 -> 80, 1 -> 60
+    part = assign_partitions(sizes, 2, previous=previous)
+    assert np.array_equal(part[:4], previous)
+    assert part[4] == 1  # the big new host to the lighter partition; then 0 is lighter
+    assert part[5] == 0
+    marked = assign_partitions(sizes, 2, previous=np.array([-1, 1, 0, 1, 0, 0]))
+    assert marked[0] == 1 and marked[1:].tolist() == [1, 0, 1, 0, 0]
+    with pytest.raises(ValueError):
+        assign_partitions(sizes, 2, previous=np.array([0, 5]))
+    with pytest.raises(ValueError):
+        assign_partitions(sizes, 0)
+
+
+def test_solver_structure_is_compact() -> None:
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(50, 500, 40)
+    n = int(sizes.sum())
+    host = np.repeat(np.arange(len(sizes)), sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    src = np.repeat(np.arange(n), 10)
+    dst = np.where(rng.random(len(src)) < 0.94,
+                   offsets[host[src]] + (rng.random(len(src)) * sizes[host[src]]).astype(np.int64),
+                   rng.integers(0, n, len(src)))
+    graph = HostGraph.from_edges(sizes, src, dst)
+    for p in (1, 4):
+        links = build_links(graph, assign_partitions(sizes, p))
+        assert links.n_links == len(src)
+        assert links.src.dtype == np.int32 and links.weight.dtype == np.float32
+        assert pagerank(graph, partitions=p).bytes_per_link <= 16
