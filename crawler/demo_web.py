@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import socket
 import threading
+import time
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -165,6 +166,7 @@ class DemoWeb:
         self.external_origin = external_origin
         self.pages: dict[str, DemoPage] = {}
         self.hits: Counter[str] = Counter()
+        self.hit_log: list[tuple[float, str]] = []
         self._hits_lock = threading.Lock()
         self._plan()
         self._render()
@@ -212,6 +214,7 @@ class DemoWeb:
         norm = normalize_url(url) or url
         with self._hits_lock:
             self.hits[norm] += 1
+            self.hit_log.append((time.monotonic(), norm))
         if split_url(norm)[1] == "/robots.txt":
             return 200, "text/plain; charset=utf-8", ROBOTS_TXT.encode()
         if norm == self.oversized_url:
