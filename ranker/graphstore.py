@@ -1,0 +1,363 @@
+"""The link graph in Redis as host tuples (HostID, LocalID) (Kohlschütter §3.2.1; SPEC §3).
+
+IDs are handed out by Lua scripts that touch one hash tag each (``{g}`` for hosts, ``{h<id>}``
+for a host's pages), so assignment is atomic on a single server and on a Redis Cluster, and
+nothing is ever renumbered. A page's out-edges are one packed value that a re-crawl replaces,
+so replaying a batch yields the same state. Every batch appends the HostIDs it touched to the
+change stream, the ranker's work queue.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, TypeVar
+
+import numpy as np
+import redis
+
+from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.keys import DEFAULT_PREFIX, Keys
+from rankcrawl.ranker.urls import normalize_url, split_url
+
+EDGE = np.dtype([("host", "<u4"), ("local", "<u4"), ("weight", "<f4")])
+"""One packed out-edge: 12 bytes."""
+
+STREAM_MAXLEN = 100_000
+RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
+ARGS_PER_CALL = 1000
+
+ASSIGN_IDS = """
+local ids = {}
+for i, name in ipairs(ARGV) do
+  local id = redis.call('HGET', KEYS[1], name)
+  if not id then
+    id = redis.call('HLEN', KEYS[1])
+    redis.call('HSET', KEYS[1], name, id)
+    redis.call('HSET', KEYS[2], id, name)
+  end
+  ids[i] = tonumber(id)
+end
+return ids
+"""
+"""KEYS: name→id hash, id→name hash (same hash tag). ARGV: names. Returns their ids (new = count)."""
+
+T = TypeVar("T")
+
+
+def with_retry(func: Callable[[], T]) -> T:
+    """Run ``func``; on a lost connection retry with bounded backoff (all store writes are idempotent)."""
+    for delay in RETRY_DELAYS:
+        try:
+            return func()
+        except (redis.ConnectionError, redis.TimeoutError):
+            time.sleep(delay)
+    return func()
+
+
+@dataclass
+class PageRecord:
+    """A crawled page: its URL, its (target URL, weight) links and metadata to keep."""
+
+    url: str
+    links: list[tuple[str, float]] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HostEdges:
+    """One host's part of the graph: page count and out-edges by source LocalID."""
+
+    n_pages: int
+    src_local: np.ndarray
+    dst_host: np.ndarray
+    dst_local: np.ndarray
+    weight: np.ndarray
+
+
+def unpack_host(n_pages: int, out: dict[bytes, bytes]) -> HostEdges:
+    """Vectorised unpacking of a host's ``out`` hash (LocalID → packed edges)."""
+    values = list(out.values())
+    lids = np.fromiter((int(k) for k in out), dtype=np.uint32, count=len(out))
+    counts = np.fromiter((len(v) // EDGE.itemsize for v in values), dtype=np.int64, count=len(values))
+    edges = np.frombuffer(b"".join(values), dtype=EDGE)
+    return HostEdges(n_pages, np.repeat(lids, counts), edges["host"], edges["local"], edges["weight"])
+
+
+def assemble(hosts: dict[int, HostEdges]) -> HostGraph:
+    """The ``HostGraph`` of all hosts (sorted by HostID); edge targets extend page counts if needed."""
+    known = np.fromiter(hosts, dtype=np.uint32, count=len(hosts))
+    parts = list(hosts.values())
+
+    def cat(name: str, dtype: type) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts]).astype(dtype) if parts else np.zeros(0, dtype)
+
+    src_host = np.repeat(known, [len(p.src_local) for p in parts]).astype(np.uint32)
+    src_local, dst_host, dst_local = cat("src_local", np.int64), cat("dst_host", np.uint32), cat("dst_local", np.int64)
+    weight = cat("weight", np.float32)
+    host_ids = np.union1d(known, dst_host).astype(np.uint32)
+    sizes = np.zeros(len(host_ids), dtype=np.int64)
+    sizes[np.searchsorted(host_ids, known)] = [p.n_pages for p in parts]
+    dst_pos = np.searchsorted(host_ids, dst_host)
+    np.maximum.at(sizes, dst_pos, dst_local + 1)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    src = offsets[np.searchsorted(host_ids, src_host)] + src_local
+    dst = offsets[dst_pos] + dst_local
+    return HostGraph(host_ids, offsets, src, dst, weight)
+
+
+def pack_links(targets: list[tuple[int, int]], weights: list[float]) -> bytes:
+    """Packed out-edges; duplicate targets are merged by summing their weights."""
+    acc: dict[tuple[int, int], float] = defaultdict(float)
+    for t, w in zip(targets, weights):
+        acc[t] += w
+    arr = np.zeros(len(acc), dtype=EDGE)
+    if acc:
+        hl = np.array(list(acc), dtype=np.uint32)
+        arr["host"], arr["local"], arr["weight"] = hl[:, 0], hl[:, 1], list(acc.values())
+    return arr.tobytes()
+
+
+def stream_id_key(sid: str | bytes) -> tuple[int, int]:
+    """Stream IDs as comparable tuples."""
+    ms, _, seq = (sid.decode() if isinstance(sid, bytes) else sid).partition("-")
+    return int(ms), int(seq or 0)
+
+
+class GraphStore:
+    """Host-tuple graph over a redis-py client (``redis.Redis`` or ``RedisCluster``)."""
+
+    def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
+        self.client = client
+        self.keys = Keys(prefix)
+
+    # -- IDs ------------------------------------------------------------------------------
+    def _assign(self, pipe: Any, name_key: str, id_key: str, names: list[str]) -> None:
+        for i in range(0, len(names), ARGS_PER_CALL):
+            chunk = names[i : i + ARGS_PER_CALL]
+            pipe.execute_command("EVAL", ASSIGN_IDS, 2, name_key, id_key, *chunk)
+
+    def host_ids(self, host_keys: list[str], create: bool = True) -> dict[str, int]:
+        """HostIDs of host keys (``scheme://host[:port]``); unknown ones omitted unless ``create``."""
+        unique = sorted(set(host_keys))
+        if not unique:
+            return {}
+
+        def run() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            if create:
+                self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
+            else:
+                pipe.hmget(self.keys.hosts, unique)
+            return [x for res in pipe.execute() for x in res]
+
+        return {h: int(i) for h, i in zip(unique, with_retry(run)) if i is not None}
+
+    def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
+        """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
+        split = [split_url(n) if (n := normalize_url(u)) else None for u in urls]
+        hids = self.host_ids([s[0] for s in split if s], create)
+        by_host: dict[int, list[str]] = defaultdict(list)
+        for s in split:
+            if s and s[0] in hids:
+                by_host[hids[s[0]]].append(s[1])
+        order = [(hid, sorted(set(paths))) for hid, paths in by_host.items()]
+
+        def run() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for hid, paths in order:
+                if create:
+                    self._assign(pipe, self.keys.urls(hid), self.keys.paths(hid), paths)
+                else:
+                    pipe.hmget(self.keys.urls(hid), paths)
+            return pipe.execute()
+
+        results = iter(with_retry(run))
+        lids: dict[tuple[int, str], int] = {}
+        for hid, paths in order:
+            got = [x for _ in range(math.ceil(len(paths) / ARGS_PER_CALL) if create else 1) for x in next(results)]
+            lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
+        out: list[tuple[int, int] | None] = []
+        for s in split:
+            key = (hids[s[0]], s[1]) if s and s[0] in hids else None
+            out.append((key[0], lids[key]) if key in lids else None)
+        return out
+
+    def urls_of(self, pairs: Iterable[tuple[int, int]]) -> list[str | None]:
+        """URLs of (HostID, LocalID) pairs (None where unknown)."""
+        pairs = [(int(h), int(l)) for h, l in pairs]
+        hosts = sorted({h for h, _ in pairs})
+        by_host: dict[int, list[int]] = defaultdict(list)
+        for h, l in pairs:
+            by_host[h].append(l)
+
+        def run() -> tuple[list[Any], list[Any]]:
+            names = self.client.hmget(self.keys.hostnames, hosts) if hosts else []
+            pipe = self.client.pipeline(transaction=False)
+            for h in hosts:
+                pipe.hmget(self.keys.paths(h), by_host[h])
+            return names, pipe.execute()
+
+        names, paths = with_retry(run)
+        found = {}
+        for h, name, ps in zip(hosts, names, paths):
+            for l, p in zip(by_host[h], ps):
+                if name is not None and p is not None:
+                    found[(h, l)] = name.decode() + p.decode()
+        return [found.get(p) for p in pairs]
+
+    def url_of(self, hid: int, lid: int) -> str | None:
+        """The URL of page (HostID, LocalID), or None."""
+        return self.urls_of([(hid, lid)])[0]
+
+    # -- pages and edges ------------------------------------------------------------------
+    def put_pages(self, records: Iterable[PageRecord], batch_size: int = 500) -> int:
+        """Store pages with their out-edges (replacing earlier ones) and metadata; returns pages stored.
+
+        Link targets get IDs too (uncrawled targets are dangling pages). Links whose URL is not
+        http(s) or whose weight is not a positive finite number are dropped. Raises ValueError
+        for a page URL that is not http(s).
+        """
+        batch: list[PageRecord] = []
+        stored = 0
+        for rec in records:
+            batch.append(rec)
+            if len(batch) >= batch_size:
+                stored += self._put_batch(batch)
+                batch = []
+        if batch:
+            stored += self._put_batch(batch)
+        return stored
+
+    def _put_batch(self, batch: list[PageRecord]) -> int:
+        page_urls = [normalize_url(r.url) for r in batch]
+        for rec, url in zip(batch, page_urls):
+            if url is None:
+                raise ValueError(f"not an http(s) URL: {rec.url!r}")
+        links = [
+            [(t, float(w)) for t, w in rec.links if math.isfinite(float(w)) and float(w) > 0] for rec in batch
+        ]
+        all_urls = list(page_urls) + [t for ls in links for t, _ in ls]
+        all_ids = self.ids(all_urls, create=True)
+        page_ids, target_ids = all_ids[: len(batch)], iter(all_ids[len(batch) :])
+        writes = []
+        for rec, (hid, lid), ls in zip(batch, page_ids, links):  # type: ignore[misc]
+            kept = [(tid, w) for (_, w), tid in zip(ls, target_ids) if tid is not None]
+            packed = pack_links([t for t, _ in kept], [w for _, w in kept])
+            writes.append((hid, lid, packed, json.dumps(rec.meta, sort_keys=True, default=str)))
+        touched = sorted({i[0] for i in all_ids if i is not None})
+
+        def run() -> None:
+            pipe = self.client.pipeline(transaction=False)
+            for hid, lid, packed, meta in writes:
+                if packed:
+                    pipe.hset(self.keys.out(hid), lid, packed)
+                else:
+                    pipe.hdel(self.keys.out(hid), lid)
+                pipe.hset(self.keys.meta(hid), lid, meta)
+            pipe.execute()
+            self.client.xadd(
+                self.keys.changes, {"hosts": ",".join(map(str, touched))}, maxlen=STREAM_MAXLEN, approximate=True
+            )
+
+        with_retry(run)
+        return len(batch)
+
+    def meta(self, url: str) -> dict[str, Any] | None:
+        """The stored metadata of a page (None if it was never stored as a page)."""
+        ids = self.ids([url], create=False)[0]
+        if ids is None:
+            return None
+        raw = with_retry(lambda: self.client.hget(self.keys.meta(ids[0]), ids[1]))
+        return None if raw is None else json.loads(raw)
+
+    # -- loading --------------------------------------------------------------------------
+    def all_host_ids(self) -> list[int]:
+        """Every HostID handed out so far."""
+        return sorted(int(h) for h in with_retry(lambda: self.client.hkeys(self.keys.hostnames)))
+
+    def load_hosts(self, host_ids: Iterable[int], chunk: int = 256) -> dict[int, HostEdges]:
+        """Page counts and out-edges of the given hosts."""
+        hids = list(host_ids)
+        result: dict[int, HostEdges] = {}
+        for i in range(0, len(hids), chunk):
+            part = hids[i : i + chunk]
+
+            def run() -> list[Any]:
+                pipe = self.client.pipeline(transaction=False)
+                for hid in part:
+                    pipe.hlen(self.keys.paths(hid))
+                    pipe.hgetall(self.keys.out(hid))
+                return pipe.execute()
+
+            res = with_retry(run)
+            for j, hid in enumerate(part):
+                result[hid] = unpack_host(int(res[2 * j]), res[2 * j + 1])
+        return result
+
+    def load_graph(self, host_ids: Iterable[int] | None = None) -> HostGraph:
+        """The graph of all hosts (or of the out-edges of ``host_ids``) as a ``HostGraph``."""
+        return assemble(self.load_hosts(self.all_host_ids() if host_ids is None else host_ids))
+
+    def host_names(self, host_ids: Iterable[int]) -> list[str | None]:
+        """Host keys of HostIDs."""
+        hids = list(host_ids)
+        if not hids:
+            return []
+        names = with_retry(lambda: self.client.hmget(self.keys.hostnames, hids))
+        return [None if n is None else n.decode() for n in names]
+
+    def iter_edges(self) -> Iterator[tuple[str, str, float]]:
+        """Every stored edge as (source URL, target URL, weight), host by host."""
+        names: dict[int, str] = {}
+        paths: dict[int, dict[int, str]] = {}
+
+        def url(hid: int, lid: int) -> str:
+            if hid not in names:
+                names[hid] = self.host_names([hid])[0] or ""
+                raw = with_retry(lambda: self.client.hgetall(self.keys.paths(hid)))
+                paths[hid] = {int(k): v.decode() for k, v in raw.items()}
+            return names[hid] + paths[hid].get(lid, "")
+
+        for hid in self.all_host_ids():
+            edges = self.load_hosts([hid])[hid]
+            for s, h, l, w in zip(edges.src_local, edges.dst_host, edges.dst_local, edges.weight):
+                yield url(hid, int(s)), url(int(h), int(l)), float(w)
+
+    # -- change stream --------------------------------------------------------------------
+    def stream_head(self) -> str:
+        """ID of the newest change entry (``0-0`` when there is none)."""
+        last = with_retry(lambda: self.client.xrevrange(self.keys.changes, count=1))
+        return last[0][0].decode() if last else "0-0"
+
+    def stream_gap(self, since: str) -> bool:
+        """True if entries after ``since`` were trimmed away (the caller must reload everything)."""
+        try:
+            info = with_retry(lambda: self.client.xinfo_stream(self.keys.changes))
+        except redis.ResponseError:
+            return False
+        deleted = info.get("max-deleted-entry-id") or b"0-0"
+        return stream_id_key(deleted) > stream_id_key(since)
+
+    def changes_since(self, stream_id: str, until: str | None = None, block_ms: int | None = None) -> tuple[str, set[int]]:
+        """(last entry ID read, HostIDs changed) after ``stream_id`` (up to ``until``).
+
+        With ``block_ms`` and no entry yet, waits that long for one (XREAD BLOCK).
+        """
+        hosts: set[int] = set()
+        last = stream_id
+        if block_ms is not None:
+            got = with_retry(lambda: self.client.xread({self.keys.changes: last}, count=1, block=block_ms))
+            if not got:
+                return last, hosts
+        end = until or "+"
+        while True:
+            entries = with_retry(lambda: self.client.xrange(self.keys.changes, f"({last}", end, count=5000))
+            for sid, fields in entries:
+                hosts.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)
+                last = sid.decode()
+            if len(entries) < 5000:
+                return last, hosts

@@ -1,0 +1,157 @@
+"""Reading published ranks: for users, the CLI and the crawler's request priorities.
+
+Every query reads the epoch number once and then only keys of that epoch; if the epoch was
+dropped meanwhile (two publishes during one query), it starts over on the new epoch.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+from rankcrawl.ranker.epochs import alive, current, epoch_host_ids
+from rankcrawl.ranker.graphstore import GraphStore, with_retry
+from rankcrawl.ranker.keys import DEFAULT_PREFIX
+from rankcrawl.ranker.urls import normalize_url, split_url
+
+ATTEMPTS = 5
+CACHE_SIZE = 100_000
+
+
+class EpochGone(Exception):
+    """The epoch being read was dropped; the query restarts on the current one."""
+
+
+class RankQueries:
+    """Queries over the published epoch. ``refresh``: seconds the cached epoch number is trusted."""
+
+    def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX, refresh: float = 1.0) -> None:
+        self.store = GraphStore(client, prefix)
+        self.keys = self.store.keys
+        self.refresh = refresh
+        self._cached_epoch: int | None = None
+        self._checked = 0.0
+        self._host_ranks: dict[str, float] = {}
+        self._page_ranks: dict[str, float | None] = {}
+
+    def epoch(self) -> int | None:
+        """The published epoch (None before the first publish)."""
+        state = current(self.store)
+        return state.epoch if state else None
+
+    def _consistent(self, read: Any) -> Any:
+        """Run ``read(epoch)`` on one epoch, restarting if that epoch vanishes underneath."""
+        for _ in range(ATTEMPTS):
+            epoch = self.epoch()
+            if epoch is None:
+                return read(None)
+            try:
+                return read(epoch)
+            except EpochGone:
+                continue
+        raise RuntimeError("ranks are being republished faster than they can be read")
+
+    def _zrange(self, key_of: Any, n: int) -> list[tuple[str, float]]:
+        def read(epoch: int | None) -> list[tuple[str, float]]:
+            if epoch is None or n <= 0:
+                return []
+            rows = with_retry(lambda: self.store.client.zrevrange(key_of(epoch), 0, n - 1, withscores=True))
+            if not alive(self.store, epoch):
+                raise EpochGone
+            return [(u.decode(), float(s)) for u, s in rows]
+
+        return self._consistent(read)
+
+    def top(self, n: int = 10) -> list[tuple[str, float]]:
+        """The ``n`` best pages (at most the published top list) as (url, rank)."""
+        return self._zrange(self.keys.top, n)
+
+    def top_hosts(self, n: int = 10) -> list[tuple[str, float]]:
+        """The ``n`` best hosts as (host key, summed rank of its pages)."""
+        return self._zrange(self.keys.hostrank, n)
+
+    def rank(self, urls: Iterable[str]) -> dict[str, float | None]:
+        """Rank of each URL in the published epoch; None if the page is not ranked (yet)."""
+        urls = list(urls)
+
+        def read(epoch: int | None) -> dict[str, float | None]:
+            ids = self.store.ids(urls, create=False)
+            if epoch is None:
+                return {u: None for u in urls}
+            pipe = self.store.client.pipeline(transaction=False)
+            for i in ids:
+                if i is not None:
+                    pipe.getrange(self.keys.rank(i[0], epoch), 8 * i[1], 8 * i[1] + 7)
+            raw = with_retry(pipe.execute)
+            if not alive(self.store, epoch):
+                raise EpochGone
+            values = iter(raw)
+            out: dict[str, float | None] = {}
+            for u, i in zip(urls, ids):
+                b = next(values) if i is not None else b""
+                out[u] = float(np.frombuffer(b, dtype="<f8")[0]) if len(b) == 8 else None
+            return out
+
+        return self._consistent(read)
+
+    def export(self) -> Iterator[tuple[str, float]]:
+        """Every ranked page as (url, rank), host by host; the ranks sum to 1."""
+        state = current(self.store)
+        if state is None:
+            return
+        for attempt in range(ATTEMPTS):
+            rows = self._export_epoch(state.epoch)
+            if rows is not None:
+                yield from rows
+                return
+            state = current(self.store)
+            if state is None:
+                return
+        raise RuntimeError("ranks are being republished faster than they can be read")
+
+    def _export_epoch(self, epoch: int) -> list[tuple[str, float]] | None:
+        hids = epoch_host_ids(self.store, epoch)
+        if hids is None:
+            return None
+        rows: list[tuple[str, float]] = []
+        names = self.store.host_names(int(h) for h in hids)
+        for hid, name in zip(hids.tolist(), names):
+            pipe = self.store.client.pipeline(transaction=False)
+            pipe.get(self.keys.rank(hid, epoch))
+            pipe.hgetall(self.keys.paths(hid))
+            raw, paths = with_retry(pipe.execute)
+            if raw is None:
+                return None
+            r = np.frombuffer(raw, dtype="<f8")
+            by_lid = {int(k): v.decode() for k, v in paths.items()}
+            rows += [(f"{name}{by_lid.get(lid, '')}", float(x)) for lid, x in enumerate(r)]
+        return rows if alive(self.store, epoch) else None
+
+    # -- cheap cached lookups for the crawler ------------------------------------------------
+    def _epoch_cached(self) -> int | None:
+        now = time.monotonic()
+        if now - self._checked >= self.refresh:
+            epoch = self.epoch()
+            self._checked = now
+            if epoch != self._cached_epoch:
+                self._cached_epoch = epoch
+                self._host_ranks = dict(self.top_hosts(1 << 62)) if epoch is not None else {}
+                self._page_ranks = {}
+        return self._cached_epoch
+
+    def host_rank(self, host: str) -> float | None:
+        """Summed rank of a host (a URL or ``scheme://host[:port]``), cached per epoch."""
+        self._epoch_cached()
+        url = normalize_url(host)
+        return self._host_ranks.get(split_url(url)[0]) if url else None
+
+    def page_rank(self, url: str) -> float | None:
+        """Rank of one page, cached per epoch."""
+        self._epoch_cached()
+        if url not in self._page_ranks:
+            if len(self._page_ranks) >= CACHE_SIZE:
+                self._page_ranks.clear()
+            self._page_ranks[url] = self.rank([url])[url]
+        return self._page_ranks[url]
