@@ -1,0 +1,59 @@
+"""``analyze``: one page's HTML → ``Document`` (decode, parse, blocks, Block Fusion, classify, links)."""
+
+from __future__ import annotations
+
+from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
+from rankcrawl.pipelines.blocks import atomic_blocks
+from rankcrawl.pipelines.classifiers import Classifier, classify
+from rankcrawl.pipelines.decoding import decode_html
+from rankcrawl.pipelines.document import Document, TextBlock
+from rankcrawl.pipelines.links import attach_links
+from rankcrawl.pipelines.parsing import parse_html
+
+DEFAULT_MAX_PAGE_BYTES = 5_000_000
+"""Pages larger than this are cut (bytes; characters for ``str`` input) and flagged ``truncated``."""
+
+
+def page_title(root: object) -> str:
+    """The ``<title>`` text, whitespace collapsed."""
+    if root is None:
+        return ""
+    titles = root.xpath("//title[1]//text()")  # type: ignore[attr-defined]
+    return " ".join("".join(titles).split())
+
+
+def set_positions(blocks: list[TextBlock]) -> None:
+    """Each block's position: the share of the page's words before it."""
+    total = sum(b.n_words for b in blocks) or 1
+    seen = 0
+    for b in blocks:
+        b.position = seen / total
+        seen += b.n_words
+
+
+def analyze(
+    html: bytes | str,
+    url: str | None = None,
+    encoding: str | None = None,
+    *,
+    classifier: str | Classifier | None = None,
+    fusion: str = DEFAULT_FUSION,
+    max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+) -> Document:
+    """Analyse one page. ``classifier``: a name (``"numwords"``, ``"numwords+largest"`` …) or callable."""
+    truncated = len(html) > max_bytes
+    if truncated:
+        html = html[:max_bytes]
+    used = "utf-8"
+    if isinstance(html, bytes):
+        html, used = decode_html(html, encoding, truncated=truncated)
+    root = parse_html(html)
+    atomic, orphans = atomic_blocks(root)
+    blocks = block_fusion(atomic, fusion)
+    set_positions(blocks)
+    title = page_title(root)
+    for b, is_content in zip(blocks, classify(blocks, classifier, title)):
+        b.is_content = bool(is_content)
+    orphan_links = attach_links(blocks, orphans, root, url)
+    return Document(url=url, title=title, blocks=blocks, root=root, encoding=used,
+                    truncated=truncated, orphan_links=orphan_links)

@@ -1,0 +1,158 @@
+"""Block Fusion (Kohlschütter §4.2.2, Algorithm 4.1): fuse neighbouring blocks of similar density.
+
+Slope delta Δρ(x, y) = |ρ(x) − ρ(y)| / max(ρ(x), ρ(y)) (Eq. 4.7); blocks are fused while
+Δρ ≤ theta_max. BF-SMOOTHED also fuses a block with both neighbours when they have the same,
+higher density. BF-RULEBASED (smoothed) replaces Δρ by Δρ' (Eq. 4.8): +∞ when the gap holds a
+gap-enforcing tag, −∞ when all its tags are gap-avoiding. JUSTRULES is BF-RULEBASED with
+theta_max = ∞. Fusion joins wrapped lines without re-wrapping them, so a group's density comes
+from the sums of its atomic blocks' words and lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rankcrawl.pipelines.document import TextBlock
+
+FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
+NO_GAP = frozenset("a b br em font i s span strong sub sup u tt".split())
+INLINE = NO_GAP - {"br"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A Block Fusion variant: threshold theta_max, smoothing, tag rules."""
+
+    theta_max: float
+    smoothed: bool
+    rules: bool
+
+
+VARIANTS: dict[str, Variant | None] = {
+    "none": None,
+    "plain": Variant(0.38, smoothed=False, rules=False),
+    "smoothed": Variant(0.38, smoothed=True, rules=False),
+    "rulebased": Variant(0.6, smoothed=True, rules=True),
+    "justrules": Variant(math.inf, smoothed=False, rules=True),
+}
+DEFAULT_FUSION = "rulebased"
+
+
+class _Group:
+    """A run of atomic blocks [start, end) with the sums that define its density."""
+
+    __slots__ = ("start", "end", "words", "lines", "last")
+
+    def __init__(self, start: int, end: int, words: int, lines: int, last: int) -> None:
+        self.start, self.end, self.words, self.lines, self.last = start, end, words, lines, last
+
+    @property
+    def rho(self) -> float:
+        if self.lines > 1:
+            return (self.words - self.last) / (self.lines - 1)
+        return float(self.words)
+
+    def absorb(self, other: _Group) -> None:
+        self.end, self.last = other.end, other.last
+        self.words += other.words
+        self.lines += other.lines
+
+
+def slope_delta(x: float, y: float) -> float:
+    """Δρ(x, y) of Eq. 4.7."""
+    top = max(x, y)
+    return abs(x - y) / top if top > 0 else 0.0
+
+
+def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, int]]:
+    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses."""
+    groups = [_Group(i, i + 1, b.n_words, b.n_lines, b.last_line_words) for i, b in enumerate(blocks)]
+    gaps = [b.gap_tags for b in blocks]
+
+    def delta(x: _Group, y: _Group) -> float:
+        if variant.rules:
+            tags = gaps[y.start]
+            if tags & FORCE_GAP:
+                return math.inf
+            if tags <= NO_GAP:
+                return -math.inf
+        return slope_delta(x.rho, y.rho)
+
+    changed = True
+    while changed and len(groups) > 1:
+        changed = False
+        out = [groups[0]]
+        i, m = 1, len(groups)
+        while i < m:
+            prev, cur = out[-1], groups[i]
+            nxt = groups[i + 1] if i + 1 < m else None
+            if (variant.smoothed and nxt is not None and prev.rho == nxt.rho and cur.rho < prev.rho
+                    and not (variant.rules and (gaps[cur.start] | gaps[nxt.start]) & FORCE_GAP)):
+                prev.absorb(cur)
+                prev.absorb(nxt)
+                i += 2
+                changed = True
+            elif delta(prev, cur) <= variant.theta_max:
+                prev.absorb(cur)
+                i += 1
+                changed = True
+            else:
+                out.append(cur)
+                i += 1
+        groups = out
+    return [(g.start, g.end) for g in groups]
+
+
+def separator(gap: frozenset[str]) -> str:
+    """How fused text is joined across a gap: a space (inline tags), a newline (br), a blank line."""
+    if gap <= INLINE:
+        return " "
+    return "\n" if gap <= NO_GAP else "\n\n"
+
+
+def merge(blocks: list[TextBlock]) -> TextBlock:
+    """One block spanning ``blocks``; counts are summed and features follow from them."""
+    first = blocks[0]
+    if len(blocks) == 1:
+        return first
+    parts = [first.text]
+    for b in blocks[1:]:
+        parts.append(separator(b.gap_tags))
+        parts.append(b.text)
+    path = first.path
+    for b in blocks[1:]:
+        n = 0
+        for x, y in zip(path, b.path):
+            if x != y:
+                break
+            n += 1
+        path = path[:n]
+    return TextBlock(
+        text="".join(parts),
+        n_words=sum(b.n_words for b in blocks),
+        n_linked_words=sum(b.n_linked_words for b in blocks),
+        n_lines=sum(b.n_lines for b in blocks),
+        last_line_words=blocks[-1].last_line_words,
+        word_chars=sum(b.word_chars for b in blocks),
+        n_sentences=sum(b.n_sentences for b in blocks),
+        n_capitalised=sum(b.n_capitalised for b in blocks),
+        n_full_stops=sum(b.n_full_stops for b in blocks),
+        n_bars=sum(b.n_bars for b in blocks),
+        tag=first.tag,
+        path=path,
+        gap_tags=first.gap_tags,
+        anchors=[a for b in blocks for a in b.anchors],
+        n_atomic=sum(b.n_atomic for b in blocks),
+    )
+
+
+def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION) -> list[TextBlock]:
+    """Fuse atomic ``blocks`` with the named variant (none, plain, smoothed, rulebased, justrules)."""
+    try:
+        v = VARIANTS[variant]
+    except KeyError:
+        raise ValueError(f"unknown Block Fusion variant {variant!r} (one of {', '.join(VARIANTS)})") from None
+    if v is None or len(blocks) < 2:
+        return list(blocks)
+    return [merge(blocks[s:e]) for s, e in fusion_groups(blocks, v)]

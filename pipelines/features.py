@@ -1,0 +1,69 @@
+"""Block features as a matrix (Kohlschütter §4.4.2) with previous/current/next context (P/C/N).
+
+``feature_matrix(blocks)`` has one row per block and ``3 * len(BLOCK_FEATURES)`` columns: the
+previous block's features, then the current block's, then the next block's (in that order,
+named ``prev_*``, ``curr_*``, ``next_*`` in ``FEATURE_NAMES``). The first block's previous and
+the last block's next are all zeros.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rankcrawl.pipelines.document import TextBlock
+
+HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+
+BLOCK_FEATURES: tuple[str, ...] = (
+    "n_words",              # words (tokens with a letter or digit)
+    "link_density",         # linked words / words
+    "text_density",         # rho, Eq. 4.6
+    "avg_word_length",      # characters per word
+    "avg_sentence_length",  # words per sentence
+    "position",             # share of the page's words before the block
+    "capitalised_ratio",    # words starting upper-case / words
+    "full_stop_ratio",      # '.' / words
+    "n_bars",               # '|' characters
+    "tag_heading",          # enclosing element h1–h6
+    "tag_p",
+    "tag_div",
+    "tag_a",
+    "tag_li",
+    "tag_td",
+)
+FEATURE_NAMES: tuple[str, ...] = tuple(
+    f"{ctx}_{name}" for ctx in ("prev", "curr", "next") for name in BLOCK_FEATURES
+)
+
+
+def block_features(blocks: list[TextBlock]) -> np.ndarray:
+    """float64[n, len(BLOCK_FEATURES)]: each block's own features."""
+    n = len(blocks)
+    raw = np.array(
+        [(b.n_words, b.n_linked_words, b.n_lines, b.last_line_words, b.word_chars, b.n_sentences,
+          b.position, b.n_capitalised, b.n_full_stops, b.n_bars) for b in blocks],
+        dtype=np.float64,
+    ).reshape(n, 10)
+    words, linked, lines, last, chars, sentences, position, caps, stops, bars = raw.T
+    safe = np.maximum(words, 1.0)
+    rho = np.where(lines > 1, (words - last) / np.maximum(lines - 1, 1.0), words)
+    tags = [b.tag for b in blocks]
+    onehot = np.array(
+        [(t in HEADINGS, t == "p", t == "div", t == "a", t == "li", t == "td") for t in tags], dtype=np.float64
+    ).reshape(n, 6)
+    own = np.column_stack([
+        words, linked / safe, rho, chars / safe, words / np.maximum(sentences, 1.0), position,
+        caps / safe, stops / safe, bars,
+    ])
+    return np.hstack([own, onehot])
+
+
+def with_context(own: np.ndarray) -> np.ndarray:
+    """[previous | current | next] rows of ``own``, zero-padded at both ends."""
+    pad = np.zeros((1, own.shape[1]))
+    return np.hstack([np.vstack([pad, own[:-1]]), own, np.vstack([own[1:], pad])])
+
+
+def feature_matrix(blocks: list[TextBlock]) -> np.ndarray:
+    """float64[n, 3 * len(BLOCK_FEATURES)], columns as in ``FEATURE_NAMES``."""
+    return with_context(block_features(blocks))

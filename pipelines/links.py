@@ -1,0 +1,62 @@
+"""Links of a page (SPEC §2.5): anchors resolved against the page URL and ``<base href>``.
+
+URLs are normalised by ``rankcrawl.ranker.urls.normalize_url`` (only http(s) survive);
+invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urljoin
+
+from rankcrawl.pipelines.document import Link, TextBlock
+from rankcrawl.ranker.urls import normalize_url
+
+
+def base_url(root: Any, url: str | None) -> str | None:
+    """The URL relative links resolve against: ``<base href>`` (itself resolved) or the page URL."""
+    if root is None:
+        return url
+    for href in root.xpath("//base/@href")[:1]:
+        href = href.strip()
+        try:
+            joined = urljoin(url, href) if url else href
+        except ValueError:
+            continue
+        if normalize_url(joined):
+            return joined
+    return url
+
+
+def anchor_text(element: Any) -> str:
+    """The anchor's visible text, whitespace collapsed."""
+    return " ".join("".join(element.itertext(tag=None)).split()) if element is not None else ""
+
+
+class LinkResolver:
+    """Builds ``Link``s for one page, caching each href's normalised URL."""
+
+    def __init__(self, base: str | None) -> None:
+        self.base = base
+        self.cache: dict[str, str | None] = {}
+
+    def resolve(self, href: str) -> str | None:
+        if href not in self.cache:
+            self.cache[href] = normalize_url(href.strip(), self.base)
+        return self.cache[href]
+
+    def links(self, elements: list[Any], block: int) -> list[Link]:
+        out = []
+        for el in elements:
+            url = self.resolve(el.get("href") or "")
+            if url:
+                out.append(Link(url=url, text=anchor_text(el), weight=1.0, block=block, element=el))
+        return out
+
+
+def attach_links(blocks: list[TextBlock], orphans: list[Any], root: Any, url: str | None) -> list[Link]:
+    """Set ``block.links`` for every block; returns the links of text-less anchors (block −1)."""
+    resolver = LinkResolver(base_url(root, url))
+    for i, b in enumerate(blocks):
+        b.links = resolver.links(b.anchors, i)
+    return resolver.links(orphans, -1)
