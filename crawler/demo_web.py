@@ -209,6 +209,12 @@ class DemoWeb:
         edges = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
         return urls, edges[:, 0].copy(), edges[:, 1].copy()
 
+    def reset_hits(self) -> None:
+        """Forget the requests served so far (between crawls of one served web)."""
+        with self._hits_lock:
+            self.hits.clear()
+            self.hit_log.clear()
+
     def response(self, url: str) -> tuple[int, str, bytes]:
         """(status, content type, body) served for a request URL; counts the hit."""
         norm = normalize_url(url) or url
