@@ -273,6 +273,3 @@ def demo(n_hosts: int, pages_per_host: int, seed: int, timeout: float, home: Pat
     if home is not None:
         os.environ["RANKCRAWL_HOME"] = str(home.expanduser().resolve())
     run_demo(seed, n_hosts, pages_per_host, redis_url, timeout)
-
-
-COMMANDS = [demo]
