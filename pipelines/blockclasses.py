@@ -50,7 +50,7 @@ def labels(root: etree._Element, readable: bool = False) -> dict[etree._Element,
         for child, lab in zip(children, base):
             if dup[lab] > 1:
                 seq[lab] += 1
-                lab = f"{seq[lab]}/{lab}" if readable else _digest(f"{seq[lab]}/{lab}")
+                lab = f"{seq[lab]}/{lab}" if readable else digest(f"{seq[lab]}/{lab}")
             out[child] = lab
             stack.append(child)
     return out
@@ -59,10 +59,11 @@ def labels(root: etree._Element, readable: bool = False) -> dict[etree._Element,
 def _own(el: etree._Element, parent_label: str, readable: bool) -> str:
     token = "/".join([el.tag] + [a for a in LABEL_ATTRIBUTES if a in el.attrib])
     text = f"{token}/{parent_label}" if parent_label else token
-    return text if readable else _digest(text)
+    return text if readable else digest(text)
 
 
-def _digest(text: str) -> str:
+def digest(text: str) -> str:
+    """16-hex BLAKE2b digest of a label."""
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 

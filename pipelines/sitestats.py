@@ -1,0 +1,153 @@
+"""Per-host site statistics in Redis, shared by crawler processes and kept across restarts.
+
+Keys (prefix configurable; ``{<host>}`` is the Redis Cluster hash tag, so a host's keys share
+a slot and its transaction is cluster-safe; ``<host>`` is the ``scheme://host[:port]`` key):
+
+| key | type | content |
+|---|---|---|
+| ``<p>site:{<host>}:pg``  | hash | URL → the page's JSON record (what it contributed; its links) |
+| ``<p>site:{<host>}:sh``  | hash | pagelet shingle → pages owning it |
+| ``<p>site:{<host>}:fp``  | hash | segment fingerprint → pages with it |
+| ``<p>site:{<host>}:cls`` | hash | block-class label → n_C |
+| ``<p>site:{<host>}:ct``  | hash | ``label|term`` → n_{t,C} |
+| ``<p>site:{<host>}:tmpl``| set  | shingles/fingerprints currently judged template |
+| ``<p>site:{<host>}:pend``| hash | URL not crawled yet → JSON list of pages that linked to it (lexical) |
+| ``<p>lex:{df}:df`` / ``:n`` | hash / string | crawl-wide document frequencies and page count (CLP) |
+
+Idempotence: a page's record is its contribution; re-processing the same URL applies only the
+difference between the old and the new contribution, in one WATCH/MULTI transaction on the
+host's keys (retried on conflict). Memory bound: at most ``max_pages`` records per host (default
+1000, each a few KB: ≤ 50 distinct terms per block); beyond that, new pages of the host are
+judged with the saturated statistics but add nothing. Counts never go below what live records
+contributed, so a restart resumes exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import redis
+
+DF_KEY, DF_N = "lex:{df}:df", "lex:{df}:n"
+
+
+def contribution(record: dict[str, Any] | None) -> Counter[tuple[str, str]]:
+    """The (hash, field) increments a page record stands for."""
+    out: Counter[tuple[str, str]] = Counter()
+    if not record:
+        return out
+    for s in set(record["sh"]):
+        out["sh", s] += 1
+    for f in {f for f in record["fp"] if f}:
+        out["fp", f] += 1
+    for label, terms in zip(record["lb"], record["tm"]):
+        out["cls", label] += 1
+        for t in terms:
+            out["ct", f"{label}|{t}"] += 1
+    return out
+
+
+class SiteStats:
+    """Atomic, idempotent per-host counters and page records."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "rc:", max_pages: int = 1000) -> None:
+        self.r, self.prefix, self.max_pages = client, prefix, max_pages
+
+    def key(self, host: str, name: str) -> str:
+        return f"{self.prefix}site:{{{host}}}:{name}"
+
+    def record(self, host: str, url: str) -> dict[str, Any] | None:
+        raw = self.r.hget(self.key(host, "pg"), url)
+        return json.loads(raw) if raw else None
+
+    def records(self, host: str) -> dict[str, dict[str, Any]]:
+        return {k.decode(): json.loads(v) for k, v in self.r.hgetall(self.key(host, "pg")).items()}
+
+    def n_pages(self, host: str) -> int:
+        return int(self.r.hlen(self.key(host, "pg")))
+
+    def update(self, host: str, url: str, record: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+        """Store ``record`` for ``url`` and move the counters by (new − old); (old record, stored)."""
+        pg = self.key(host, "pg")
+        new_raw = json.dumps(record, separators=(",", ":"))
+        result: list[Any] = [None, False]
+
+        def tx(pipe: redis.client.Pipeline) -> None:
+            old_raw = pipe.hget(pg, url)
+            result[:] = [json.loads(old_raw) if old_raw else None, False]
+            if old_raw is None and pipe.hlen(pg) >= self.max_pages:
+                return
+            diff = contribution(record)
+            diff.subtract(contribution(result[0]))
+            pipe.multi()
+            for (name, field), delta in diff.items():
+                if delta:
+                    pipe.hincrby(self.key(host, name), field, delta)
+            pipe.hset(pg, url, new_raw)
+            result[1] = True
+
+        self.r.transaction(tx, pg)
+        return result[0], result[1]
+
+    def counts(self, host: str, requests: dict[str, list[str]]) -> dict[str, list[int]]:
+        """Current counts for the given fields of the hashes named in ``requests``."""
+        names = [n for n, fields in requests.items() if fields]
+        with self.r.pipeline(transaction=False) as pipe:
+            for n in names:
+                pipe.hmget(self.key(host, n), requests[n])
+            values = pipe.execute()
+        out = {n: [] for n in requests}
+        for n, vals in zip(names, values):
+            out[n] = [int(v) if v is not None else 0 for v in vals]
+        return out
+
+    def retag(self, host: str, template: set[str], other: set[str]) -> set[str]:
+        """Record which keys are template now; the keys whose status changed."""
+        key = self.key(host, "tmpl")
+        with self.r.pipeline(transaction=False) as pipe:
+            for k in template:
+                pipe.sadd(key, k)
+            for k in other:
+                pipe.srem(key, k)
+            flags = pipe.execute()
+        return {k for k, f in zip([*template, *other], flags) if f}
+
+    def add_pending(self, host: str, target: str, source: str) -> None:
+        """Remember that ``source`` weighed its link to uncrawled ``target`` with a stand-in."""
+        key = self.key(host, "pend")
+        raw = self.r.hget(key, target)
+        sources = set(json.loads(raw)) if raw else set()
+        if source not in sources:
+            self.r.hset(key, target, json.dumps(sorted(sources | {source})))
+
+    def pop_pending(self, host: str, url: str) -> list[str]:
+        key = self.key(host, "pend")
+        with self.r.pipeline() as pipe:
+            pipe.hget(key, url)
+            pipe.hdel(key, url)
+            raw, _ = pipe.execute()
+        return json.loads(raw) if raw else []
+
+    def update_df(self, old: set[str], new: set[str], first_time: bool) -> None:
+        """Move crawl-wide document frequencies from a page's old vocabulary to its new one."""
+        key = self.prefix + DF_KEY
+        with self.r.pipeline() as pipe:
+            for t in new - old:
+                pipe.hincrby(key, t, 1)
+            for t in old - new:
+                pipe.hincrby(key, t, -1)
+            if first_time:
+                pipe.incr(self.prefix + DF_N)
+            pipe.execute()
+
+    def df(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Document frequencies of ``terms`` and the number of pages counted."""
+        if not terms:
+            return {}, int(self.r.get(self.prefix + DF_N) or 0)
+        with self.r.pipeline(transaction=False) as pipe:
+            pipe.hmget(self.prefix + DF_KEY, terms)
+            pipe.get(self.prefix + DF_N)
+            vals, n = pipe.execute()
+        return {t: int(v) for t, v in zip(terms, vals) if v is not None and int(v) > 0}, int(n or 0)
