@@ -333,8 +333,7 @@ class DemoWeb:
             blocks.append(f"<h2>{label}</h2>")
             for t in items:
                 art = self.articles[t[0]][t[1]]
-                blocks.append(f'<div class="teaser"><h3>{_link(self._article_url(t), art.title)}</h3>'
-                              f"<p>{escape(art.teaser)}</p></div>")
+                blocks.append(self._teaser(self._article_url(t), art, "h3", prose, rng))
                 links.append(self._article_url(t))
         self._add(h, "/", self.names[h], "\n".join(blocks), links, "home", rng)
 
@@ -345,10 +344,18 @@ class DemoWeb:
         for i, art in enumerate(self.articles[h]):
             if art.section == s:
                 href = "../.." + art.path  # relative to /section/<name>/
-                blocks.append(f'<div class="teaser"><h2>{_link(href, art.title)}</h2>'
-                              f"<p>{escape(art.teaser)}</p></div>")
+                blocks.append(self._teaser(href, art, "h2", prose, rng))
                 links.append(self._article_url((h, i)))
         self._add(h, f"/section/{name}/", name.capitalize(), "\n".join(blocks), links, "section", rng)
+
+    @staticmethod
+    def _teaser(href: str, art: _Article, heading: str, prose: _Prose, rng: random.Random) -> str:
+        """A headline link and a teaser paragraph whose prose links to the article again."""
+        words = art.title.split()
+        anchor = " ".join(words[rng.randint(0, 1):rng.randint(3, len(words))])
+        lead, tail = prose.sentence(rng.randint(8, 14))[:-1], prose.sentence(rng.randint(6, 12)).lower()
+        return (f'<div class="teaser"><{heading}>{_link(href, art.title)}</{heading}>\n'
+                f"<p>{escape(art.teaser)} {lead} ({_link(href, anchor)}) {tail}</p></div>")
 
     def _add_article(self, h: int, i: int, prose: _Prose, rng: random.Random) -> None:
         art = self.articles[h][i]
