@@ -18,6 +18,7 @@ import redis
 from rankcrawl.pipelines.shingles import minhash, shingle_hashes, tokens
 
 N_FINGERPRINTS, WINDOW, SHARE = 8, 6, 0.5
+MIN_TOKENS = 20
 
 
 def largest_segment(blocks: Sequence[tuple[str, float]]) -> str:
@@ -31,9 +32,10 @@ def largest_segment(blocks: Sequence[tuple[str, float]]) -> str:
 
 
 def fingerprints(text: str) -> list[int]:
-    """The 8 min-hash fingerprints of the 6-token shingles of ``text`` ([] without tokens)."""
+    """The 8 min-hash fingerprints of the 6-token shingles of ``text``; [] below MIN_TOKENS tokens
+    (short segments such as "Log in" would make unrelated pages near-duplicates)."""
     toks = tokens(text)
-    if not toks:
+    if len(toks) < MIN_TOKENS:
         return []
     return [int(v) for v in minhash(shingle_hashes(toks, WINDOW), N_FINGERPRINTS, seed=6)]
 

@@ -39,14 +39,18 @@ MAX_TERMS = 50
 
 @dataclass
 class SiteDecision:
-    """What the site-level step decided for one page."""
+    """What the site-level step decided for one page.
+
+    ``link_weights`` and ``template_links`` (indices) follow ``doc.all_links``; a weight of 0 means
+    the link is no edge. ``edges`` sums the kept weights per target URL.
+    """
 
     url: str
     warm: bool
     edges: list[tuple[str, float]]
     link_weights: list[float] = field(default_factory=list)
     template_blocks: list[int] = field(default_factory=list)
-    template_links: int = 0
+    template_links: list[int] = field(default_factory=list)
     duplicate_of: str | None = None
     stale: list[str] = field(default_factory=list)
 
@@ -104,9 +108,14 @@ class SiteAnalyzer:
 
     def edges_for(self, url: str) -> list[tuple[str, float]]:
         """Edges of an already processed page, recomputed from current statistics."""
+        decision = self.decide(url)
+        return decision.edges if decision else []
+
+    def decide(self, url: str) -> SiteDecision | None:
+        """The current decision for an already processed page (None if never processed)."""
         host = split_url(url)[0]
         record = self.stats.record(host, url)
-        return self._decide(host, url, record)[0].edges if record else []
+        return self._decide(host, url, record)[0] if record else None
 
     def _decide(self, host: str, url: str, rec: dict[str, Any]) -> tuple[SiteDecision, set[str], set[str]]:
         n = self.stats.n_pages(host)
@@ -122,10 +131,11 @@ class SiteAnalyzer:
         weights = self._block_weights(rec, c["cls"], c["ct"]) if self.weighting == "block" and warm else None
         edges: dict[str, float] = defaultdict(float)
         link_weights: list[float] = []
-        template_links = 0
-        for target, anchor, b, owner in rec["ln"]:
+        template_links: list[int] = []
+        for j, (target, anchor, b, owner) in enumerate(rec["ln"]):
             in_template = owner in tmpl or b in template_blocks
-            template_links += in_template
+            if in_template:
+                template_links.append(j)
             dropped = (self.scope == "content" and (b < 0 or not content[b] or in_template)) or (
                 self.scope == "non-template" and in_template) or bool(rec["dup"])
             w = None if dropped else self._weight(url, rec, target, anchor, b, weights)
