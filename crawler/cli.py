@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from rankcrawl.crawler.crawl_command import crawl
 from rankcrawl.crawler.demo import demo
 from rankcrawl.pipelines import cli as pipelines_cli
 from rankcrawl.ranker import cli as ranker_cli
@@ -18,4 +19,5 @@ def main() -> None:
 for command in (*pipelines_cli.COMMANDS, *ranker_cli.COMMANDS):
     main.add_command(command)
 
+main.add_command(crawl)
 main.add_command(demo)

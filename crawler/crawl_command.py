@@ -1,0 +1,39 @@
+"""``rankcrawl crawl SEED_URL... [--max-pages N] [-s NAME=VALUE] [--redis-url URL]`` (SPEC §6)."""
+
+from __future__ import annotations
+
+import click
+
+from rankcrawl.settings.clitools import UserError, one_line_errors, redis_url_option
+
+
+def parse_overrides(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``NAME=VALUE`` pairs as a dict; UserError for a pair without ``=`` or name."""
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"-s expects NAME=VALUE, got {pair!r}")
+        out[name.strip()] = value
+    return out
+
+
+@click.command("crawl")
+@click.argument("seeds", nargs=-1, required=True, metavar="SEED_URL...")
+@click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Page budget (requests scheduled).")
+@click.option("-s", "--set", "pairs", multiple=True, metavar="NAME=VALUE", help="A Scrapy/rankcrawl setting.")
+@redis_url_option
+@one_line_errors
+def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...], redis_url: str | None) -> None:
+    """A focused crawl from SEED_URL... with the rankcrawl plugin on; prints the crawl's figures."""
+    from rankcrawl.crawler.runner import run_crawl
+    from rankcrawl.crawler.spider import check_seeds
+
+    check_seeds(seeds)
+    stats = run_crawl(list(seeds), max_pages=max_pages, overrides=parse_overrides(pairs), redis_url=redis_url)
+    for name in sorted(k for k in stats if k.startswith("rankcrawl/")):
+        click.echo(f"{name}\t{stats[name]}")
+    reason = stats.get("finish_reason", "")
+    click.echo(f"finish_reason\t{reason}")
+    if reason not in ("finished", "closespider_pagecount"):
+        raise UserError(f"crawl ended: {reason or 'unknown reason'}")

@@ -1,0 +1,114 @@
+"""Rank-aware request priorities from the live published ranks (SPEC §5).
+
+A link from page s to target t with weight w and anchor/block text T gets
+
+    score = log2(1 + w · r(s)/r̄) + log2(1 + R(h_t)/R̄) + TOPIC_GAIN · topical(T)
+    priority = round(PRIORITY_SCALE · score)
+
+r(s) is the linking page's PageRank, R(h_t) the target host's summed rank (SPEC §4), r̄ and R̄
+the mean cached page and host ranks, so 1 means "average" and the log keeps one hub from
+starving the frontier; unknown pages and hosts count as average. topical(T) is the share of the
+topic terms occurring in T (0 without terms). Scrapy priorities are ints, higher first: with
+PRIORITY_SCALE = 100 an average link scores 200, a fully topical one 400.
+
+Ranks are read by a background thread (``RankQueries``) once per ``RANKCRAWL_RANK_REFRESH``
+seconds and only when the published epoch changed; the reactor thread only reads the cached
+dictionaries, never Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+from typing import Iterable
+
+import redis
+
+from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.urls import split_url
+from rankcrawl.settings.connection import RedisUnavailable, connect
+
+logger = logging.getLogger(__name__)
+
+PRIORITY_SCALE = 100
+TOPIC_GAIN = 2.0
+TOP_PAGES = 50_000
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def topical(text: str, terms: frozenset[str]) -> float:
+    """Share of the topic ``terms`` occurring (as lower-case words) in ``text``."""
+    if not terms:
+        return 0.0
+    words = set(WORD.findall(text.lower()))
+    return len(terms & words) / len(terms)
+
+
+def score(page_rel: float, weight: float, host_rel: float, topic: float) -> int:
+    """The integer priority of one link (the formula in the module docstring)."""
+    s = math.log2(1.0 + max(weight, 0.0) * page_rel) + math.log2(1.0 + host_rel) + TOPIC_GAIN * topic
+    return int(round(PRIORITY_SCALE * s))
+
+
+class RankCache:
+    """Per-epoch snapshot of the top pages and all host ranks, refreshed off the reactor."""
+
+    def __init__(self, redis_url: str | None, prefix: str, refresh: float) -> None:
+        self.redis_url, self.prefix, self.refresh = redis_url, prefix, refresh
+        self.epoch: int | None = None
+        self.pages: dict[str, float] = {}
+        self.hosts: dict[str, float] = {}
+        self.page_mean = self.host_mean = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rankcrawl-ranks", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5.0)
+
+    def update(self) -> bool:
+        """Read the published epoch once; reload the snapshot if it changed (blocking)."""
+        queries = RankQueries(connect(self.redis_url), self.prefix)
+        try:
+            epoch = queries.epoch()
+            if epoch is None or epoch == self.epoch:
+                return False
+            pages, hosts = dict(queries.top(TOP_PAGES)), dict(queries.top_hosts(1 << 30))
+        finally:
+            queries.store.client.close()
+        page_mean = sum(pages.values()) / len(pages) if pages else 0.0
+        host_mean = sum(hosts.values()) / len(hosts) if hosts else 0.0
+        self.pages, self.hosts, self.page_mean, self.host_mean = pages, hosts, page_mean, host_mean
+        self.epoch = epoch
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.refresh):
+            try:
+                self.update()
+            except (redis.RedisError, RedisUnavailable, OSError, RuntimeError) as exc:
+                logger.debug("rankcrawl: ranks not refreshed: %s", exc)
+
+    def page_rel(self, url: str) -> float:
+        r = self.pages.get(url)
+        return 1.0 if r is None or self.page_mean <= 0 else r / self.page_mean
+
+    def host_rel(self, url: str) -> float:
+        r = self.hosts.get(split_url(url)[0])
+        return 1.0 if r is None or self.host_mean <= 0 else r / self.host_mean
+
+
+class Prioritizer:
+    """Priorities for a page's outgoing links from the cached ranks and the topic terms."""
+
+    def __init__(self, cache: RankCache, topic_terms: Iterable[str] = ()) -> None:
+        self.cache = cache
+        self.terms = frozenset(t.lower() for t in topic_terms if t.strip())
+
+    def priority(self, source_url: str, target_url: str, weight: float, text: str) -> int:
+        return score(self.cache.page_rel(source_url), weight, self.cache.host_rel(target_url), topical(text, self.terms))
