@@ -7,7 +7,7 @@ from rankcrawl.pipelines.blocks import atomic_blocks
 from rankcrawl.pipelines.classifiers import Classifier, classify
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import Document, TextBlock
-from rankcrawl.pipelines.links import attach_links
+from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.parsing import parse_html
 
 DEFAULT_MAX_PAGE_BYTES = 5_000_000
@@ -54,6 +54,5 @@ def analyze(
     title = page_title(root)
     for b, is_content in zip(blocks, classify(blocks, classifier, title)):
         b.is_content = bool(is_content)
-    orphan_links = attach_links(blocks, orphans, root, url)
-    return Document(url=url, title=title, blocks=blocks, root=root, encoding=used,
-                    truncated=truncated, orphan_links=orphan_links)
+    return Document(url=url, title=title, blocks=blocks, root=root, encoding=used, truncated=truncated,
+                    orphan_anchors=orphans, make_links=link_maker(root, url))

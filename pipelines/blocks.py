@@ -12,13 +12,11 @@ from typing import Any
 
 from lxml import etree
 
-from rankcrawl.pipelines.document import W_MAX, TextBlock
+from rankcrawl.pipelines.document import W_MAX, WORD_CHAR, TextBlock
 
 INVISIBLE_TAGS = frozenset(
     "script style noscript option template svg iframe head title object embed math canvas datalist".split()
 )
-WORD_CHAR = re.compile(r"[^\W_]")
-SENTENCE_END = re.compile(r"[.?!;]+[\"'»”’)\]]*(?=\s|$)")
 DIGITS = re.compile(r"\d+")
 
 
@@ -53,20 +51,12 @@ def make_block(pieces: list[str], linked: list[str], tag: str, path: tuple[str, 
         return None
     text = " ".join(tokens)
     lines, last = wrap_counts(tokens) if len(text) > W_MAX else (1, len(words))
-    n_sent = len(SENTENCE_END.findall(text))
-    if not SENTENCE_END.search(tokens[-1]):
-        n_sent += 1
     return TextBlock(
         text=text,
         n_words=len(words),
         n_linked_words=count_words("".join(linked).split()) if linked else 0,
         n_lines=lines,
         last_line_words=last,
-        word_chars=sum(map(len, words)),
-        n_sentences=n_sent,
-        n_capitalised=sum(1 for w in words if w[0].isupper()),
-        n_full_stops=text.count("."),
-        n_bars=text.count("|"),
         tag=tag,
         path=path,
         gap_tags=gap,
@@ -100,29 +90,38 @@ class _Builder:
         self.tag = ""
         self.path: tuple[str, ...] = ()
 
-    def text(self, s: str, in_link: bool, tag: str, path: tuple[str, ...]) -> None:
-        if not self.pieces:
-            if s.isspace():
-                return
-            self.tag, self.path = tag, path
-        self.pieces.append(s)
-        if in_link:
-            self.linked.append(s)
-        if self.pending:
-            self.anchors.extend(self.pending)
-            self.pending.clear()
+    def flush(self) -> None:
+        block = make_block(self.pieces, self.linked, self.tag, self.path, frozenset(self.gap), self.anchors)
+        if block is not None:
+            self.blocks.append(block)
+            self.gap = set()
+        else:
+            self.orphans.extend(self.anchors)
+        self.pieces, self.linked, self.anchors = [], [], []
 
-    def flush(self, tag: str | None) -> None:
-        if self.pieces:
-            block = make_block(self.pieces, self.linked, self.tag, self.path, frozenset(self.gap), self.anchors)
-            if block is not None:
-                self.blocks.append(block)
-                self.gap = set()
-            else:
-                self.orphans.extend(self.anchors)
-            self.pieces, self.linked, self.anchors = [], [], []
-        if tag is not None:
-            self.gap.add(tag)
+
+class _Frame:
+    """One open element on the walk's stack; its DOM path is computed only when a block needs it."""
+
+    __slots__ = ("el", "tag", "index", "counts", "parent", "_path")
+
+    def __init__(self, el: Any, tag: str, index: int, parent: _Frame | None) -> None:
+        self.el, self.tag, self.index, self.parent = el, tag, index, parent
+        self.counts: dict[str, int] = {}
+        self._path: tuple[str, ...] | None = None
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        if self._path is None:
+            chain = []
+            frame: _Frame | None = self
+            while frame is not None and frame._path is None:
+                chain.append(frame)
+                frame = frame.parent
+            path = frame._path if frame is not None else ()
+            for f in reversed(chain):
+                path = f._path = (*path, label(f.el, f.index)) if f.el is not None else ()
+        return self._path
 
 
 def atomic_blocks(root: Any) -> tuple[list[TextBlock], list[Any]]:
@@ -131,40 +130,57 @@ def atomic_blocks(root: Any) -> tuple[list[TextBlock], list[Any]]:
     if root is None:
         return [], []
     in_link = 0
-    stack: list[tuple[str, tuple[str, ...], dict[str, int]]] = [("", (), {})]
+    top = _Frame(None, "", 0, None)
+    stack = [top]
     walker = etree.iterwalk(root, events=("start", "end"))
+    invisible = INVISIBLE_TAGS
     for event, el in walker:
         tag = el.tag
         if not isinstance(tag, str):
             tag = ""
         if event == "start":
-            counts = stack[-1][2]
+            parent = stack[-1]
+            counts = parent.counts
             index = counts[tag] = counts.get(tag, 0) + 1
-            path = (*stack[-1][1], label(el, index))
-            stack.append((tag, path, {}))
-            if tag in INVISIBLE_TAGS or not tag:
-                walker.skip_subtree()
-                b.flush(tag or None)
-                continue
+            frame = _Frame(el, tag, index, parent)
+            stack.append(frame)
             if tag == "a":
                 in_link += 1
                 if el.get("href") is not None:
                     b.pending.append(el)
             else:
-                b.flush(tag)
-            if el.text:
-                b.text(el.text, in_link > 0, tag, path)
+                if b.pieces:
+                    b.flush()
+                if tag:
+                    b.gap.add(tag)
+                if tag in invisible or not tag:
+                    walker.skip_subtree()
+                    continue
+            text = el.text
         else:
-            stack.pop()
+            frame = stack.pop()
             if tag == "a":
                 in_link -= 1
                 if b.pending and b.pending[-1] is el:
                     b.orphans.append(b.pending.pop())
-            elif tag and tag not in INVISIBLE_TAGS:
-                b.flush(tag)
-            if el.tail:
-                parent_tag, parent_path, _ = stack[-1]
-                b.text(el.tail, in_link > 0, parent_tag, parent_path)
-    b.flush(None)
+            elif tag and tag not in invisible:
+                if b.pieces:
+                    b.flush()
+                b.gap.add(tag)
+            text = el.tail
+            frame = stack[-1]
+        if text:
+            if not b.pieces:
+                if text.isspace():
+                    continue
+                b.tag, b.path = frame.tag, frame.path
+            b.pieces.append(text)
+            if in_link:
+                b.linked.append(text)
+            if b.pending:
+                b.anchors.extend(b.pending)
+                b.pending.clear()
+    if b.pieces:
+        b.flush()
     b.orphans.extend(b.pending)
     return b.blocks, b.orphans

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 W_MAX = 80
 """Line width for the text-density word wrap (Kohlschütter §4.2.1, w_max = 80)."""
+
+WORD_CHAR = re.compile(r"[^\W_]")
+SENTENCE_END = re.compile(r"[.?!;]+[\"'»”’)\]]*(?=\s|$)")
+
+
+def text_stats(text: str) -> tuple[int, int, int, int, int]:
+    """(word characters, sentences, capitalised words, full stops, '|' characters) of ``text``.
+
+    Words are whitespace tokens with a letter or digit; a sentence ends at ``. ? ! ;`` (§4.4.2),
+    and trailing words without such a mark count as one more sentence.
+    """
+    search = WORD_CHAR.search
+    words = [t for t in text.split() if search(t)]
+    sentences = len(SENTENCE_END.findall(text))
+    if words and not SENTENCE_END.search(text.rstrip()[-4:] + " "):
+        sentences += 1
+    return (sum(map(len, words)), sentences, sum(1 for w in words if w[0].isupper()),
+            text.count("."), text.count("|"))
 
 
 @dataclass(eq=False, slots=True)
@@ -28,6 +47,8 @@ class TextBlock:
     """A text block (atomic or fused) with the counts its features derive from (§4.4.2).
 
     ``gap_tags`` are the tags between the previous block and this one (T(x, y) of Eq. 4.8);
+    ``anchors`` are its ``<a href>`` elements; ``links`` their ``Link``s, resolved on first use
+    through ``Document.links`` / ``Document.all_links`` (None until then).
     ``path`` is the DOM path of the element enclosing the block's text, one label per level
     (``tag[i]#id.class``, digits in id/class folded to ``N`` so it is stable across a host).
     """
@@ -37,17 +58,13 @@ class TextBlock:
     n_linked_words: int
     n_lines: int
     last_line_words: int
-    word_chars: int
-    n_sentences: int
-    n_capitalised: int
-    n_full_stops: int
-    n_bars: int
     tag: str
     path: tuple[str, ...]
     gap_tags: frozenset[str] = frozenset()
     anchors: list[Any] = field(default_factory=list, repr=False)
-    links: list[Link] = field(default_factory=list, repr=False)
+    links: list[Link] | None = field(default=None, repr=False)
     n_atomic: int = 1
+    _stats: tuple[int, int, int, int, int] | None = field(default=None, repr=False)
     position: float = 0.0
     is_content: bool = False
     weight: float = 1.0
@@ -65,21 +82,35 @@ class TextBlock:
         return float(self.n_words)
 
     @property
+    def text_stats(self) -> tuple[int, int, int, int, int]:
+        """(word characters, sentences, capitalised words, full stops, '|' characters) of the text."""
+        if self._stats is None:
+            self._stats = text_stats(self.text)
+        return self._stats
+
+    @property
     def avg_word_length(self) -> float:
-        return self.word_chars / self.n_words if self.n_words else 0.0
+        return self.text_stats[0] / self.n_words if self.n_words else 0.0
 
     @property
     def avg_sentence_length(self) -> float:
-        return self.n_words / self.n_sentences if self.n_sentences else 0.0
+        return self.n_words / self.text_stats[1] if self.n_words else 0.0
 
     @property
     def dom_path(self) -> str:
         return "/".join(self.path)
 
 
+LinkMaker = Callable[[list[Any], int], list[Link]]
+
+
 @dataclass(eq=False)
 class Document:
-    """An analysed page. ``links`` follow the blocks' ``is_content`` flags and link weights live."""
+    """An analysed page. ``links`` follow the blocks' ``is_content`` flags and link weights live.
+
+    Links are resolved lazily (URL normalisation is the costliest step of analysis) and then kept
+    on their blocks, so weights set on them stay.
+    """
 
     url: str | None
     title: str
@@ -87,7 +118,16 @@ class Document:
     root: Any = field(default=None, repr=False)
     encoding: str = "utf-8"
     truncated: bool = False
-    orphan_links: list[Link] = field(default_factory=list, repr=False)
+    orphan_anchors: list[Any] = field(default_factory=list, repr=False)
+    make_links: LinkMaker | None = field(default=None, repr=False)
+    _orphan_links: list[Link] | None = field(default=None, repr=False)
+
+    def block_links(self, index: int) -> list[Link]:
+        """The links of block ``index`` (resolved on first use)."""
+        b = self.blocks[index]
+        if b.links is None:
+            b.links = self.make_links(b.anchors, index) if self.make_links else []
+        return b.links
 
     @property
     def text(self) -> str:
@@ -97,12 +137,14 @@ class Document:
     @property
     def links(self) -> list[Link]:
         """Links inside content blocks, in document order."""
-        return [link for b in self.blocks if b.is_content for link in b.links]
+        return [link for i, b in enumerate(self.blocks) if b.is_content for link in self.block_links(i)]
 
     @property
     def all_links(self) -> list[Link]:
-        """Every http(s) link of the page; links without text (e.g. image links) have block −1."""
-        return [link for b in self.blocks for link in b.links] + self.orphan_links
+        """Every http(s) link: the blocks' in order, then those without text (e.g. image links, block −1)."""
+        if self._orphan_links is None:
+            self._orphan_links = self.make_links(self.orphan_anchors, -1) if self.make_links else []
+        return [link for i in range(len(self.blocks)) for link in self.block_links(i)] + self._orphan_links
 
     def to_json(self, path: str | None = None) -> dict[str, Any]:
         return {

@@ -40,11 +40,10 @@ def block_features(blocks: list[TextBlock]) -> np.ndarray:
     """float64[n, len(BLOCK_FEATURES)]: each block's own features."""
     n = len(blocks)
     raw = np.array(
-        [(b.n_words, b.n_linked_words, b.n_lines, b.last_line_words, b.word_chars, b.n_sentences,
-          b.position, b.n_capitalised, b.n_full_stops, b.n_bars) for b in blocks],
+        [(b.n_words, b.n_linked_words, b.n_lines, b.last_line_words, b.position, *b.text_stats) for b in blocks],
         dtype=np.float64,
     ).reshape(n, 10)
-    words, linked, lines, last, chars, sentences, position, caps, stops, bars = raw.T
+    words, linked, lines, last, position, chars, sentences, caps, stops, bars = raw.T
     safe = np.maximum(words, 1.0)
     rho = np.where(lines > 1, (words - last) / np.maximum(lines - 1, 1.0), words)
     tags = [b.tag for b in blocks]

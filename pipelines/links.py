@@ -6,10 +6,10 @@ invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urljoin
 
-from rankcrawl.pipelines.document import Link, TextBlock
+from rankcrawl.pipelines.document import Link
 from rankcrawl.ranker.urls import normalize_url
 
 
@@ -54,9 +54,6 @@ class LinkResolver:
         return out
 
 
-def attach_links(blocks: list[TextBlock], orphans: list[Any], root: Any, url: str | None) -> list[Link]:
-    """Set ``block.links`` for every block; returns the links of text-less anchors (block −1)."""
-    resolver = LinkResolver(base_url(root, url))
-    for i, b in enumerate(blocks):
-        b.links = resolver.links(b.anchors, i)
-    return resolver.links(orphans, -1)
+def link_maker(root: Any, url: str | None) -> Callable[[list[Any], int], list[Link]]:
+    """``f(anchor elements, block index) -> links`` for one page (its base URL, a shared cache)."""
+    return LinkResolver(base_url(root, url)).links
