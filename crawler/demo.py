@@ -63,7 +63,7 @@ class LiveState:
     def table(self, total: int) -> Table:
         table = Table(title="rankcrawl demo", show_header=False, min_width=48)
         table.add_row("crawl", self.crawl)
-        table.add_row("pages fetched", f"{self.fetched} / {total}")
+        table.add_row("fetched / served", f"{self.fetched} / {total}")
         table.add_row("hosts stored", str(self.hosts))
         table.add_row("pages with out-edges", str(self.pages_with_edges))
         table.add_row("edges (last solve)", str(self.edges))
@@ -100,6 +100,7 @@ class DemoResult:
     """The demo's figures against the generator's ground truth."""
 
     fetched: int
+    reachable: int
     pages: int
     stored_edges: int
     precision: float
@@ -211,6 +212,17 @@ def run_demo(seed: int = 0, n_hosts: int = 6, pages_per_host: int = 30, redis_ur
     return result
 
 
+def content_reachable(web: DemoWeb) -> set[str]:
+    """Pages reachable from the seeds through ground-truth content links (a content-scope crawl's reach)."""
+    seen, todo = set(web.seeds), list(web.seeds)
+    while todo:
+        for link in web.pages[todo.pop()].content_links:
+            if link not in seen:
+                seen.add(link)
+                todo.append(link)
+    return seen
+
+
 def _poll(state: LiveState, web: DemoWeb, store: GraphStore) -> None:
     state.fetched = sum(1 for u in web.pages if web.hits[u])
     hids = store.all_host_ids()
@@ -227,7 +239,8 @@ def _result(web: DemoWeb, store: GraphStore, client: Any, started: float) -> Dem
     top_pages, top_hosts = queries.top(10), queries.top_hosts(len(web.origins))
     top20 = {url for url, _ in queries.top(20)}
     return DemoResult(
-        fetched=sum(1 for u in web.pages if web.hits[u]), pages=len(web.pages), stored_edges=n_stored,
+        fetched=sum(1 for u in web.pages if web.hits[u]), reachable=len(content_reachable(web)),
+        pages=len(web.pages), stored_edges=n_stored,
         precision=precision, recall=recall, template_share=share,
         robots_violations=sum(web.hits[u] for u in web.robots_disallowed),
         authorities_in_top=len(top20 & set(web.authorities)), n_authorities=len(web.authorities),
@@ -244,7 +257,9 @@ def show(result: DemoResult, console: Console) -> None:
     for url, rank in result.top_hosts:
         hosts.add_row(f"{rank:.5f}", url)
     truth = Table("figure", "value", title="Against the generator's ground truth")
-    truth.add_row("pages fetched", f"{result.fetched} / {result.pages}")
+    truth.add_row("pages fetched", str(result.fetched))
+    truth.add_row("pages reachable through content links", str(result.reachable))
+    truth.add_row("pages served", str(result.pages))
     truth.add_row("edges stored", str(result.stored_edges))
     truth.add_row("content-link precision", f"{result.precision:.3f}")
     truth.add_row("content-link recall", f"{result.recall:.3f}")
@@ -252,6 +267,7 @@ def show(result: DemoResult, console: Console) -> None:
     truth.add_row("authority articles in the top 20", f"{result.authorities_in_top} / {result.n_authorities}")
     truth.add_row("robots.txt-disallowed pages fetched", str(result.robots_violations))
     truth.add_row("seconds", f"{result.seconds:.1f}")
+    console.print()
     console.print(Group(pages, hosts, truth))
 
 

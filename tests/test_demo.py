@@ -71,8 +71,7 @@ def test_demo_end_to_end(tmp_path: Path) -> None:
     def figure(name: str) -> float:
         return float(re.search(rf"{name}\s*│\s*([\d.]+)", out).group(1))
 
-    fetched = re.search(r"pages fetched\s*│\s*(\d+) / (\d+)", out)
-    assert int(fetched.group(1)) >= 0.8 * int(fetched.group(2))
+    assert figure("pages fetched") >= 0.9 * figure("pages reachable through content links") > 20
     assert figure("robots.txt-disallowed pages fetched") == 0
     assert figure("content-link precision") > 0.5 and figure("content-link recall") > 0.5
     assert (tmp_path / "home").is_dir()
