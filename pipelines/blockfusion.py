@@ -70,14 +70,15 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, 
     groups = [_Group(i, i + 1, b.n_words, b.n_lines, b.last_line_words) for i, b in enumerate(blocks)]
     gaps = [b.gap_tags for b in blocks]
 
-    def delta(x: _Group, y: _Group) -> float:
+    def fuses(x: _Group, y: _Group) -> bool:
+        """Δρ'(x, y) ≤ theta_max (Eq. 4.8): +∞ never fuses, −∞ always does."""
         if variant.rules:
             tags = gaps[y.start]
             if tags & FORCE_GAP:
-                return math.inf
+                return False
             if tags <= NO_GAP:
-                return -math.inf
-        return slope_delta(x.rho, y.rho)
+                return True
+        return slope_delta(x.rho, y.rho) <= variant.theta_max
 
     changed = True
     while changed and len(groups) > 1:
@@ -93,7 +94,7 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, 
                 prev.absorb(nxt)
                 i += 2
                 changed = True
-            elif delta(prev, cur) <= variant.theta_max:
+            elif fuses(prev, cur):
                 prev.absorb(cur)
                 i += 1
                 changed = True

@@ -177,6 +177,8 @@ def atomic_blocks(root: Any) -> tuple[list[TextBlock], list[Any]]:
             b.pieces.append(text)
             if in_link:
                 b.linked.append(text)
+            elif b.linked and b.linked[-1] != " ":
+                b.linked.append(" ")
             if b.pending:
                 b.anchors.extend(b.pending)
                 b.pending.clear()
