@@ -126,11 +126,14 @@ def clear_prefix(client: Any, prefix: str) -> None:
         client.delete(key)
 
 
-def crawl_command(web: DemoWeb, redis_url: str, **overrides: str) -> list[str]:
-    """``rankcrawl crawl`` of the demo web's seeds, with the demo's settings (and ``overrides``)."""
+def crawl_command(web: DemoWeb, redis_url: str, max_pages: int | None = None, **overrides: str) -> list[str]:
+    """``rankcrawl crawl`` of the demo web's seeds with the demo's settings (and ``overrides``).
+
+    The page budget defaults to the size of the web.
+    """
     settings = {**CRAWL_SETTINGS, "RANKCRAWL_REDIS_URL": redis_url, **overrides}
     command = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "crawl", *web.seeds,
-               "--max-pages", str(len(web.pages))]
+               "--max-pages", str(max_pages or len(web.pages))]
     for name, value in settings.items():
         command += ["-s", f"{name}={value}"]
     return command
