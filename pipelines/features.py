@@ -59,6 +59,8 @@ def block_features(blocks: list[TextBlock]) -> np.ndarray:
 
 def with_context(own: np.ndarray) -> np.ndarray:
     """[previous | current | next] rows of ``own``, zero-padded at both ends."""
+    if not len(own):
+        return np.zeros((0, 3 * own.shape[1]))
     pad = np.zeros((1, own.shape[1]))
     return np.hstack([np.vstack([pad, own[:-1]]), own, np.vstack([own[1:], pad])])
 
