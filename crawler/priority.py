@@ -61,6 +61,7 @@ class RankCache:
         self.pages: dict[str, float] = {}
         self.hosts: dict[str, float] = {}
         self.page_mean = self.host_mean = 0.0
+        self._queries: RankQueries | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="rankcrawl-ranks", daemon=True)
 
@@ -68,19 +69,16 @@ class RankCache:
         self._thread.start()
 
     def stop(self) -> None:
+        """Ask the (daemon) thread to stop; never waits on the reactor thread."""
         self._stop.set()
-        self._thread.join(timeout=5.0)
 
     def update(self) -> bool:
         """Read the published epoch once; reload the snapshot if it changed (blocking)."""
-        queries = RankQueries(connect(self.redis_url), self.prefix)
-        try:
-            epoch = queries.epoch()
-            if epoch is None or epoch == self.epoch:
-                return False
-            pages, hosts = dict(queries.top(TOP_PAGES)), dict(queries.top_hosts(1 << 30))
-        finally:
-            queries.store.client.close()
+        self._queries = self._queries or RankQueries(connect(self.redis_url), self.prefix)
+        epoch = self._queries.epoch()
+        if epoch is None or epoch == self.epoch:
+            return False
+        pages, hosts = dict(self._queries.top(TOP_PAGES)), dict(self._queries.top_hosts(1 << 30))
         page_mean = sum(pages.values()) / len(pages) if pages else 0.0
         host_mean = sum(hosts.values()) / len(hosts) if hosts else 0.0
         self.pages, self.hosts, self.page_mean, self.host_mean = pages, hosts, page_mean, host_mean

@@ -5,7 +5,8 @@ pipelines' result: on ``item_scraped`` (after every pipeline) the item's ``follo
 scheduled through ``crawler.engine.crawl`` with rank-aware priorities (crawler/priority.py).
 Those requests bypass spider middlewares, so the spider applies the depth limit (DEPTH_LIMIT)
 and the page budget (RANKCRAWL_MAX_PAGES) itself; the downloader middlewares still apply (offsite via
-``allowed_domains``, robots.txt, safety), and the dupefilter drops repeats.
+``allowed_domains``, robots.txt, safety), and the dupefilter drops repeats. With RANKCRAWL_ENABLED = False the pipelines are off and
+the spider is a plain Scrapy crawler following every link (the baseline of bench/crawl.py).
 
 Arguments (``-a name=value``): ``seeds`` (comma/space separated URLs), ``seeds_file`` (one URL
 a line), ``seeds_key`` (a Redis list or set of URLs), ``allowed_domains`` (comma separated;
@@ -24,6 +25,7 @@ import scrapy
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response, TextResponse
+from scrapy.linkextractors import LinkExtractor
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.crawler.priority import Prioritizer, RankCache
@@ -100,6 +102,7 @@ class FocusedSpider(scrapy.Spider):
         spider.allowed_domains = spider._allowed_arg or sorted({host_of(u) for u in spider.seeds})
         spider.max_pages = s.getint("RANKCRAWL_MAX_PAGES", DEFAULTS["RANKCRAWL_MAX_PAGES"])
         spider.depth_limit = s.getint("DEPTH_LIMIT")
+        spider.enabled = s.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"])
         spider.distributed = s.getbool("RANKCRAWL_DISTRIBUTED", DEFAULTS["RANKCRAWL_DISTRIBUTED"])
         spider.idle_timeout = s.getfloat("RANKCRAWL_IDLE_TIMEOUT", DEFAULTS["RANKCRAWL_IDLE_TIMEOUT"])
         terms = split_list(s.getlist("RANKCRAWL_TOPIC_TERMS", DEFAULTS["RANKCRAWL_TOPIC_TERMS"])) + spider._topic_arg
@@ -117,18 +120,22 @@ class FocusedSpider(scrapy.Spider):
         return spider
 
     def spider_opened(self, spider: Any) -> None:
-        self.rank_cache.start()
+        if self.enabled:
+            self.rank_cache.start()
 
     def spider_closed(self, spider: Any) -> None:
-        self.rank_cache.stop()
+        if self.enabled:
+            self.rank_cache.stop()
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.seeds:
             self.scheduled += 1
             yield scrapy.Request(url, callback=self.parse, meta={"depth": 0})
 
-    def parse(self, response: Response) -> Iterable[PageItem]:
+    def parse(self, response: Response) -> Iterable[PageItem | scrapy.Request]:
         encoding = response.encoding if isinstance(response, TextResponse) else None
+        if not self.enabled and isinstance(response, TextResponse):
+            yield from self._plain_follow(response)
         yield PageItem(
             url=response.url,
             body=response.body,
@@ -156,6 +163,14 @@ class FocusedSpider(scrapy.Spider):
             priority = self.prioritizer.priority(item.url, url, weight, text)
             self.scheduled += 1
             engine.crawl(scrapy.Request(url, callback=self.parse, priority=priority, meta={"depth": depth}))
+
+    def _plain_follow(self, response: TextResponse) -> Iterable[scrapy.Request]:
+        """RANKCRAWL_ENABLED = False: a plain Scrapy crawl following every link (same budget)."""
+        for link in LinkExtractor().extract_links(response):
+            if self.max_pages and self.scheduled >= self.max_pages:
+                return
+            self.scheduled += 1
+            yield scrapy.Request(link.url, callback=self.parse)
 
     def request_dropped(self, request: scrapy.Request, spider: Any) -> None:
         """A duplicate the scheduler refused does not use up the page budget."""
