@@ -32,7 +32,7 @@ from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.settings.clitools import UserError, one_line_errors, redis_url_option
-from rankcrawl.settings.connection import connect, embedded_server, resolve_redis_url
+from rankcrawl.settings.connection import embedded_server, redis_client, resolve_redis_url
 
 PREFIX = "rcdemo:"
 CRAWL_SETTINGS = {
@@ -161,7 +161,15 @@ def run_demo(seed: int = 0, n_hosts: int = 6, pages_per_host: int = 30, redis_ur
     console = console or Console()
     started = time.monotonic()
     url = resolve_redis_url(redis_url) or embedded_server().ensure_running()
-    client = connect(url)
+    with redis_client(url) as client:
+        result = _crawl_and_rank(seed, n_hosts, pages_per_host, client, url, timeout, console, started)
+    show(result, console)
+    return result
+
+
+def _crawl_and_rank(seed: int, n_hosts: int, pages_per_host: int, client: Any, url: str, timeout: float,
+                    console: Console, started: float) -> DemoResult:
+    """Serve the web, crawl it in a subprocess with the ranker in a thread, score the result."""
     clear_prefix(client, PREFIX)
     state = LiveState()
     stop = threading.Event()
@@ -188,31 +196,37 @@ def run_demo(seed: int = 0, n_hosts: int = 6, pages_per_host: int = 30, redis_ur
                     live.update(state.table(len(web.pages)))
                     time.sleep(0.25)
                 if crawl.poll() is None:
-                    crawl.terminate()
-                    crawl.wait(10)
                     raise UserError(f"the demo crawl did not finish within {timeout:.0f} s")
                 state.crawl = f"finished (exit {crawl.returncode})"
                 stop.set()
                 ranker.join(timeout=30)
                 if failures:
                     raise failures[0]
+                if ranker.is_alive():
+                    raise UserError("the ranker did not stop within 30 s")
                 if service.pending():
                     service.solve_once()
                 _poll(state, web, store)
                 live.update(state.table(len(web.pages)))
         finally:
             stop.set()
-            if crawl.poll() is None:
-                crawl.kill()
-                crawl.wait()
+            _stop(crawl)
         if crawl.returncode != 0:
             log.seek(0)
             tail = [line for line in log.read().splitlines() if line.strip()][-1:] or ["no output"]
             raise UserError(f"the demo crawl failed (exit {crawl.returncode}): {tail[0]}")
-        result = _result(web, store, client, started)
-    client.close()
-    show(result, console)
-    return result
+        return _result(web, store, client, started)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Terminate a still-running subprocess, killing it after 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def content_reachable(web: DemoWeb) -> set[str]:
