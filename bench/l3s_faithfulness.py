@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.pipelines.blockfusion import block_fusion  # noqa: E402
-from rankcrawl.pipelines.blocks import INVISIBLE_TAGS, atomic_blocks  # noqa: E402
+from rankcrawl.pipelines.blocks import atomic_blocks  # noqa: E402
 from rankcrawl.pipelines.classifiers import CLASSIFIERS  # noqa: E402
 from rankcrawl.pipelines.decoding import decode_html  # noqa: E402
 from rankcrawl.pipelines.document import WORD_CHAR  # noqa: E402
