@@ -17,6 +17,7 @@ from rankcrawl.settings.addon import redis_url as crawl_redis_url
 BASE = {
     "ADDONS": {"rankcrawl.settings.Addon": 0},
     "TELNETCONSOLE_ENABLED": False,
+    "REMOTE_CONTROL_ENABLED": False,
     "LOG_LEVEL": "INFO",
 }
 

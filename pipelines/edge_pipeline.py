@@ -24,7 +24,6 @@ import redis
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from twisted.internet import reactor
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
@@ -154,6 +153,8 @@ class EdgePushPipeline:
         if self.writer.full():
             self.stats.inc_value("rankcrawl/edges/backpressure")
             logger.warning("rankcrawl: edge buffer full (%d pages); waiting for Redis", self.writer.limit)
+            from twisted.internet import reactor  # the running one; importing it early would install a default
+
             deadline = time.monotonic() + self.flush_timeout
             while self.writer.full() and time.monotonic() < deadline:
                 await maybe_deferred_to_future(deferLater(reactor, BACKPRESSURE_POLL, lambda: None))
