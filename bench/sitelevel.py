@@ -62,7 +62,7 @@ def ranks(nodes: list[str], edges: list[tuple[str, str, float]]) -> dict[str, fl
             g[s][d]["weight"] += w
         else:
             g.add_edge(s, d, weight=w)
-    return nx.pagerank(g, alpha=0.85, tol=1e-12, weight="weight")
+    return nx.pagerank(g, alpha=0.85, tol=1e-10, max_iter=1000, weight="weight")
 
 
 def demo(r: redis.Redis) -> list[list[object]]:
@@ -103,6 +103,7 @@ def main() -> None:
     try:
         r = redis.Redis.from_url(server.connection_url)
         ext = [extraction(r, ds) for ds in ("wcxb-dev", "l3s-gn1")]
+        print(ext, flush=True)
         rows = demo(r)
     finally:
         server.stop()
