@@ -55,7 +55,7 @@ class PartitionedLinks:
     @property
     def nbytes(self) -> int:
         """Bytes held by the arrays of this structure."""
-        return sum(getattr(self, f.name).nbytes for f in fields(self) if getattr(self, f.name) is not None)
+        return sum(a.nbytes for a in (getattr(self, f.name) for f in fields(self)) if isinstance(a, np.ndarray))
 
     def to_solver(self, x: np.ndarray) -> np.ndarray:
         """A page vector in graph order, reordered into solver order."""

@@ -46,45 +46,75 @@ class PageRankResult:
         return self.solver_bytes / max(self.links, 1)
 
 
+@njit(cache=True)
+def _sweep(start, stop, indptr, src, weight, inv_out, v, alpha, ext, y, z):  # pragma: no cover - compiled
+    """One Gauss–Seidel sweep over pages start..stop-1: links from already swept pages read
+    this sweep's values (Eq. 3.8); ``ext`` holds the aggregated inter-partition votes."""
+    for t in range(start, stop):
+        acc = ext[t]
+        for k in range(indptr[t], indptr[t + 1]):
+            acc += weight[k] * z[src[k]]
+        yt = v[t] + alpha * acc
+        y[t] = yt
+        z[t] = yt * inv_out[t]
+
+
 @njit(parallel=True, cache=True)
-def _gauss_seidel(links_arrays, v, alpha, y, z, y_old, ext, votes, tol, max_iter):  # pragma: no cover - compiled
-    part_ptr, indptr, src, weight, vote_ptr, vote_src, vote_weight, vote_target, inv_out = links_arrays
-    n = y.shape[0]
-    n_votes = vote_target.shape[0]
-    for i in prange(n):
-        z[i] = y[i] * inv_out[i]
-    s_old = 0.0
-    for i in prange(n):
-        s_old += y[i]
-    residual = np.inf
-    it = 0
-    while it < max_iter and residual >= tol:
+def _sweep_partitions(part_ptr, indptr, src, weight, inv_out, v, alpha, ext, y, z):  # pragma: no cover - compiled
+    """Sweep all partitions at once, one thread each; they only share the read-only ``ext``."""
+    for p in prange(part_ptr.shape[0] - 1):
+        _sweep(part_ptr[p], part_ptr[p + 1], indptr, src, weight, inv_out, v, alpha, ext, y, z)
+
+
+@njit(parallel=True, cache=True)
+def _aggregate_votes(vote_ptr, vote_src, vote_weight, z, votes):  # pragma: no cover - compiled
+    """One value per (source partition, target page): the sum of its links' votes (Eq. 3.11)."""
+    for j in prange(votes.shape[0]):
+        acc = 0.0
+        for k in range(vote_ptr[j], vote_ptr[j + 1]):
+            acc += vote_weight[k] * z[vote_src[k]]
+        votes[j] = acc
+
+
+@njit(cache=True)
+def _scatter_votes(vote_target, votes, ext):  # pragma: no cover - compiled
+    ext[:] = 0.0
+    for j in range(votes.shape[0]):
+        ext[vote_target[j]] += votes[j]
+
+
+@njit(cache=True)
+def _normalised_change(y, y_old, s_old):  # pragma: no cover - compiled
+    """(‖y‖₁, L1 distance between y/‖y‖₁ and y_old/s_old) for non-negative y."""
+    s_new = y.sum()
+    change = 0.0
+    for i in range(y.shape[0]):
+        change += abs(y[i] / s_new - y_old[i] / s_old)
+    return s_new, change
+
+
+def _gauss_seidel(links: PartitionedLinks, v: np.ndarray, alpha: float, y: np.ndarray, work: list[np.ndarray],
+                  tol: float, max_iter: int) -> tuple[int, float]:
+    """Iterate in place on y until the normalised L1 change < tol; (iterations, last change).
+
+    The loop over iterations stays in Python (a few calls per iteration); the parallel sweep
+    is entered from here, as numba requires for cached parallel kernels.
+    """
+    z, y_old, ext, votes = work
+    np.multiply(y, links.inv_out, out=z)
+    csr = (links.indptr, links.src, links.weight, links.inv_out, v, alpha, ext, y, z)
+    s_old, change, it = y.sum(), np.inf, 0
+    while it < max_iter and change >= tol:
         it += 1
-        for j in prange(n_votes):
-            acc = 0.0
-            for k in range(vote_ptr[j], vote_ptr[j + 1]):
-                acc += vote_weight[k] * z[vote_src[k]]
-            votes[j] = acc
-        ext[:] = 0.0
-        for j in range(n_votes):
-            ext[vote_target[j]] += votes[j]
-        y_old[:] = y
-        for p in prange(part_ptr.shape[0] - 1):
-            for t in range(part_ptr[p], part_ptr[p + 1]):
-                acc = ext[t]
-                for k in range(indptr[t], indptr[t + 1]):
-                    acc += weight[k] * z[src[k]]
-                yt = v[t] + alpha * acc
-                y[t] = yt
-                z[t] = yt * inv_out[t]
-        s_new = 0.0
-        for i in prange(n):
-            s_new += y[i]
-        residual = 0.0
-        for i in prange(n):
-            residual += abs(y[i] / s_new - y_old[i] / s_old)
-        s_old = s_new
-    return it, residual
+        np.copyto(y_old, y)
+        if links.n_partitions > 1:
+            _aggregate_votes(links.vote_ptr, links.vote_src, links.vote_weight, z, votes)
+            _scatter_votes(links.vote_target, votes, ext)
+            _sweep_partitions(links.part_ptr, *csr)
+        else:
+            _sweep(0, links.n_pages, *csr)
+        s_old, change = _normalised_change(y, y_old, s_old)
+    return it, float(change)
 
 
 @njit(cache=True)
@@ -176,13 +206,9 @@ def pagerank(
     links = build_links(graph, assignment)
     v_s = links.to_solver(np.full(n, 1.0 / max(n, 1)) if v is None else v)
     y = _start(v_s if x0 is None else links.to_solver(x0), links.inv_out, alpha)
-    work = [np.empty(n), np.empty(n), np.empty(n), np.empty(links.n_votes)]
-    arrays = (
-        links.part_ptr, links.indptr, links.src, links.weight,
-        links.vote_ptr, links.vote_src, links.vote_weight, links.vote_target, links.inv_out,
-    )
+    work = [np.empty(n), np.empty(n), np.zeros(n), np.empty(links.n_votes)]  # z, y_old, ext, votes
     solve_started = time.perf_counter()
-    iterations, residual = (0, 0.0) if n == 0 else _gauss_seidel(arrays, v_s, alpha, y, *work, tol, max_iter)
+    iterations, residual = (0, 0.0) if n == 0 else _gauss_seidel(links, v_s, alpha, y, work, tol, max_iter)
     solve_seconds = time.perf_counter() - solve_started
     r = links.to_graph(y / y.sum()) if n else y
     return PageRankResult(
