@@ -13,6 +13,8 @@ from scrapy.settings import Settings
 
 from rankcrawl.crawler.spider import FocusedSpider, check_seeds
 from rankcrawl.settings.addon import redis_url as crawl_redis_url
+from rankcrawl.settings.connection import connect
+from rankcrawl.settings.defaults import DEFAULTS, check_choices
 
 BASE = {
     "ADDONS": {"rankcrawl.settings.Addon": 0},
@@ -37,6 +39,7 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
         settings.set("RANKCRAWL_MAX_PAGES", int(max_pages), priority="cmdline")
     if redis_url:
         settings.set("RANKCRAWL_REDIS_URL", redis_url, priority="cmdline")
+    check_choices(settings)
     settings.set("RANKCRAWL_REDIS_URL", crawl_redis_url(settings), priority="project")
     return settings
 
@@ -45,6 +48,8 @@ def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
               overrides: Mapping[str, Any] | None = None, redis_url: str | None = None) -> dict[str, Any]:
     """Crawl from ``seeds`` until the frontier or the page budget is exhausted; the final stats."""
     settings = build_settings(seeds, max_pages, overrides, redis_url)
+    if settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+        connect(settings.get("RANKCRAWL_REDIS_URL")).close()  # RedisUnavailable: one clear error before crawling
     process = CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(FocusedSpider)
     process.crawl(crawler, seeds=list(seeds))

@@ -32,7 +32,7 @@ from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from rankcrawl.settings.connection import connect, resolve_redis_url
-from rankcrawl.settings.defaults import DEFAULTS, LINK_SCOPES
+from rankcrawl.settings.defaults import DEFAULTS, check_choices
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +86,8 @@ class AnalysisPipeline:
     def __init__(self, crawler: Any) -> None:
         s = crawler.settings
         self.stats = crawler.stats
+        check_choices(s)
         self.scope = s.get("RANKCRAWL_LINK_SCOPE") or DEFAULTS["RANKCRAWL_LINK_SCOPE"]
-        if self.scope not in LINK_SCOPES:
-            raise ValueError(f"RANKCRAWL_LINK_SCOPE must be one of {', '.join(LINK_SCOPES)}, not {self.scope!r}")
         self.max_bytes = s.getint("RANKCRAWL_MAX_PAGE_BYTES", DEFAULTS["RANKCRAWL_MAX_PAGE_BYTES"])
         self.classifier = s.get("RANKCRAWL_CLASSIFIER") or DEFAULTS["RANKCRAWL_CLASSIFIER"]
         self.site: SiteAnalyzer | None = None

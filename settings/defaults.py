@@ -43,6 +43,15 @@ SETTINGS: tuple[Setting, ...] = (
 DEFAULTS: dict[str, Any] = {s.name: s.default for s in SETTINGS}
 
 LINK_SCOPES = ("content", "non-template", "all")
+LINK_WEIGHTINGS = ("uniform", "block", "lexical")
+
+
+def check_choices(settings: Any) -> None:
+    """ValueError (one line) when a choice setting has a value outside its choices."""
+    for name, choices in (("RANKCRAWL_LINK_SCOPE", LINK_SCOPES), ("RANKCRAWL_LINK_WEIGHTING", LINK_WEIGHTINGS)):
+        value = settings.get(name) or DEFAULTS[name]
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
 
 
 def markdown() -> str:

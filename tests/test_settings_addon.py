@@ -107,8 +107,39 @@ def test_build_settings_resolves_redis_and_applies_overrides(redis_url: str) -> 
     assert "rankcrawl.settings.Addon" in s.getdict("ADDONS")
 
 
+def test_crawl_command_errors_are_one_line(redis_url: str) -> None:
+    from click.testing import CliRunner
+
+    from rankcrawl.crawler.cli import main
+
+    for args in (["notaurl"], ["http://a.example/", "-s", "NOEQUALS"],
+                 ["http://a.example/", "-s", "RANKCRAWL_LINK_SCOPE=everything"],
+                 ["http://a.example/", "--redis-url", "redis://127.0.0.1:1/0"]):
+        result = CliRunner().invoke(main, ["crawl", *args])
+        assert result.exit_code != 0
+        assert result.output.startswith("rankcrawl: error: ") and result.output.count("\n") == 1, result.output
+
+
 def test_build_settings_rejects_bad_seeds() -> None:
     with pytest.raises(ValueError, match="not an http"):
         build_settings(["ftp://example.org/"], redis_url="redis://127.0.0.1:1/0")
     with pytest.raises(ValueError, match="no seed"):
         build_settings([], redis_url="redis://127.0.0.1:1/0")
+
+
+def test_spider_seeds_from_arguments_file_and_redis_key(r, redis_url: str, tmp_path: Path) -> None:
+    seeds_file = tmp_path / "seeds.txt"
+    seeds_file.write_text("http://b.example/\nHTTP://C.example:80/x#frag\n")
+    r.rpush("myseeds", "http://d.example/", "http://a.example/")
+    crawler = get_crawler(FocusedSpider, {"RANKCRAWL_REDIS_URL": redis_url, "RANKCRAWL_TOPIC_TERMS": "spice,harbour"})
+    spider = FocusedSpider.from_crawler(crawler, seeds="http://a.example/ http://a.example/", seeds_file=str(seeds_file),
+                                        seeds_key="myseeds", topic="bread")
+    assert spider.seeds == ["http://a.example/", "http://b.example/", "http://c.example/x", "http://d.example/"]
+    assert spider.allowed_domains == ["a.example", "b.example", "c.example", "d.example"]
+    assert spider.prioritizer.terms == {"spice", "harbour", "bread"}
+
+
+def test_spider_rejects_a_bad_seed() -> None:
+    crawler = get_crawler(FocusedSpider, {})
+    with pytest.raises(ValueError, match="not an http"):
+        FocusedSpider.from_crawler(crawler, seeds="javascript:alert(1)")
