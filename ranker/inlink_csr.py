@@ -27,6 +27,7 @@ class PartitionedLinks:
     src: np.ndarray  # int32[E_intra] source page
     weight: np.ndarray  # float32[E_intra] link weight
     vote_ptr: np.ndarray  # int64[V+1] links that make up each aggregated vote
+    vote_part_ptr: np.ndarray  # int64[P+1] votes sent by each partition (votes grouped by sender)
     vote_src: np.ndarray  # int32[E_inter]
     vote_weight: np.ndarray  # float32[E_inter]
     vote_target: np.ndarray  # int32[V] target page of each vote
@@ -89,6 +90,7 @@ def build_links(graph: HostGraph, host_partition: np.ndarray) -> PartitionedLink
     n_parts = int(host_partition.max()) + 1 if len(host_partition) else 1
     empty_votes = dict(
         vote_ptr=np.zeros(1, dtype=np.int64),
+        vote_part_ptr=np.zeros(2, dtype=np.int64),
         vote_src=np.empty(0, dtype=np.int32),
         vote_weight=np.empty(0, dtype=np.float32),
         vote_target=np.empty(0, dtype=np.int32),
@@ -115,6 +117,8 @@ def build_links(graph: HostGraph, host_partition: np.ndarray) -> PartitionedLink
     key = key[by_vote]
     starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else np.empty(0, np.int64)
     vote_ptr = np.append(starts, len(key)).astype(np.int64)
+    vote_part_ptr = np.zeros(n_parts + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key[starts] // n, minlength=n_parts), out=vote_part_ptr[1:])
     return PartitionedLinks(
         order=order.astype(np.int64),
         part_ptr=part_ptr,
@@ -122,6 +126,7 @@ def build_links(graph: HostGraph, host_partition: np.ndarray) -> PartitionedLink
         src=src,
         weight=w,
         vote_ptr=vote_ptr,
+        vote_part_ptr=vote_part_ptr,
         vote_src=s[inter][by_vote],
         vote_weight=weight[inter][by_vote],
         vote_target=(key[starts] % n).astype(np.int32),

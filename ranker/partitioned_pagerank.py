@@ -5,9 +5,10 @@ dangling pages jump along v (uniform, or the biasing set of Kohlschütter §3.1 
 We solve the sparse system (I − alpha·Pᵀ) y = v and return r = y / ‖y‖₁ (Gulli Thm 6.2.2;
 the dangling mass only changes the scale — use the normalisation, not the printed gamma).
 
-Each iteration: (1) every partition aggregates its inter-partition votes into one value per
-target page (Eq. 3.11) from the previous iterate; (2) the partitions sweep their pages in
-parallel, Gauss–Seidel style, using fresh values for intra-partition links (Eq. 3.8/3.10).
+Each iteration the partitions run in parallel: each sweeps its pages Gauss–Seidel style,
+using fresh values for intra-partition links (Eq. 3.8/3.10) and the inter-partition votes
+received at the end of the previous iteration, then aggregates the votes it sends into one
+value per target page (Eq. 3.11); the votes are exchanged once, between iterations.
 Iteration stops when the L1 change of the normalised vector falls below ``tol``.
 """
 
@@ -59,21 +60,25 @@ def _sweep(start, stop, indptr, src, weight, inv_out, v, alpha, ext, y, z):  # p
         z[t] = yt * inv_out[t]
 
 
-@njit(parallel=True, cache=True)
-def _sweep_partitions(part_ptr, indptr, src, weight, inv_out, v, alpha, ext, y, z):  # pragma: no cover - compiled
-    """Sweep all partitions at once, one thread each; they only share the read-only ``ext``."""
-    for p in prange(part_ptr.shape[0] - 1):
-        _sweep(part_ptr[p], part_ptr[p + 1], indptr, src, weight, inv_out, v, alpha, ext, y, z)
-
-
-@njit(parallel=True, cache=True)
-def _aggregate_votes(vote_ptr, vote_src, vote_weight, z, votes):  # pragma: no cover - compiled
-    """One value per (source partition, target page): the sum of its links' votes (Eq. 3.11)."""
-    for j in prange(votes.shape[0]):
+@njit(cache=True)
+def _aggregate_votes(start, stop, vote_ptr, vote_src, vote_weight, z, votes):  # pragma: no cover - compiled
+    """Votes start..stop-1: one value per (source partition, target page), the sum of its
+    links' votes (Eq. 3.11)."""
+    for j in range(start, stop):
         acc = 0.0
         for k in range(vote_ptr[j], vote_ptr[j + 1]):
             acc += vote_weight[k] * z[vote_src[k]]
         votes[j] = acc
+
+
+@njit(parallel=True, cache=True)
+def _sweep_partitions(part_ptr, vote_part_ptr, vote_ptr, vote_src, vote_weight, votes,
+                      indptr, src, weight, inv_out, v, alpha, ext, y, z):  # pragma: no cover - compiled
+    """Every partition, one thread each: sweep its pages (reading the votes received in
+    ``ext``), then aggregate the votes it sends for the next iteration from its fresh values."""
+    for p in prange(part_ptr.shape[0] - 1):
+        _sweep(part_ptr[p], part_ptr[p + 1], indptr, src, weight, inv_out, v, alpha, ext, y, z)
+        _aggregate_votes(vote_part_ptr[p], vote_part_ptr[p + 1], vote_ptr, vote_src, vote_weight, z, votes)
 
 
 @njit(cache=True)
@@ -97,20 +102,21 @@ def _gauss_seidel(links: PartitionedLinks, v: np.ndarray, alpha: float, y: np.nd
                   tol: float, max_iter: int) -> tuple[int, float]:
     """Iterate in place on y until the normalised L1 change < tol; (iterations, last change).
 
-    The loop over iterations stays in Python (a few calls per iteration); the parallel sweep
-    is entered from here, as numba requires for cached parallel kernels.
+    The loop over iterations stays in Python (a few calls per iteration); the one parallel
+    region per iteration is entered from here, as numba requires for cached parallel kernels.
     """
     z, y_old, ext, votes = work
     np.multiply(y, links.inv_out, out=z)
     csr = (links.indptr, links.src, links.weight, links.inv_out, v, alpha, ext, y, z)
+    vote_links = (links.vote_ptr, links.vote_src, links.vote_weight)
+    _aggregate_votes(0, links.n_votes, *vote_links, z, votes)
     s_old, change, it = y.sum(), np.inf, 0
     while it < max_iter and change >= tol:
         it += 1
         np.copyto(y_old, y)
         if links.n_partitions > 1:
-            _aggregate_votes(links.vote_ptr, links.vote_src, links.vote_weight, z, votes)
             _scatter_votes(links.vote_target, votes, ext)
-            _sweep_partitions(links.part_ptr, *csr)
+            _sweep_partitions(links.part_ptr, links.vote_part_ptr, *vote_links, votes, *csr)
         else:
             _sweep(0, links.n_pages, *csr)
         s_old, change = _normalised_change(y, y_old, s_old)
