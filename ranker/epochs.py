@@ -130,7 +130,7 @@ def publish(store: GraphStore, graph: HostGraph, r: np.ndarray, offset: str, sta
         with_retry(run)
     best = np.argsort(-r, kind="stable")[:top_k]
     host_pos = np.searchsorted(offsets, best, side="right") - 1
-    urls = store.urls_of(zip(graph.host_ids[host_pos], best - offsets[host_pos]))
+    urls = store.urls_of(zip(graph.host_ids[host_pos].tolist(), (best - offsets[host_pos]).tolist()))
     top = {u: float(r[i]) for u, i in zip(urls, best) if u is not None}
     host_sum = np.bincount(graph.host_of_page, weights=r, minlength=graph.n_hosts)
     names = store.host_names(hids)

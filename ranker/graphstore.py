@@ -14,6 +14,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
@@ -46,6 +47,14 @@ return ids
 """KEYS: name→id hash, id→name hash (same hash tag). ARGV: names. Returns their ids (new = count)."""
 
 T = TypeVar("T")
+
+
+@lru_cache(maxsize=1 << 16)
+def host_and_path(url: str) -> tuple[str, str] | None:
+    """(host key, path+query) of a URL after normalisation; None if it is not http(s). Cached:
+    link targets repeat a lot within and across batches."""
+    normal = normalize_url(url)
+    return split_url(normal) if normal else None
 
 
 def with_retry(func: Callable[[], T]) -> T:
@@ -158,7 +167,7 @@ class GraphStore:
 
     def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
-        split = [split_url(n) if (n := normalize_url(u)) else None for u in urls]
+        split = [host_and_path(u) for u in urls]
         hids = self.host_ids([s[0] for s in split if s], create)
         by_host: dict[int, list[str]] = defaultdict(list)
         for s in split:
@@ -233,14 +242,13 @@ class GraphStore:
         return stored
 
     def _put_batch(self, batch: list[PageRecord]) -> int:
-        page_urls = [normalize_url(r.url) for r in batch]
-        for rec, url in zip(batch, page_urls):
-            if url is None:
+        for rec in batch:
+            if host_and_path(rec.url) is None:
                 raise ValueError(f"not an http(s) URL: {rec.url!r}")
         links = [
             [(t, float(w)) for t, w in rec.links if math.isfinite(float(w)) and float(w) > 0] for rec in batch
         ]
-        all_urls = list(page_urls) + [t for ls in links for t, _ in ls]
+        all_urls = [r.url for r in batch] + [t for ls in links for t, _ in ls]
         all_ids = self.ids(all_urls, create=True)
         page_ids, target_ids = all_ids[: len(batch)], iter(all_ids[len(batch) :])
         writes = []

@@ -122,16 +122,20 @@ def test_readers_always_see_one_complete_epoch(any_client):
     thread = threading.Thread(target=reader)
     thread.start()
     try:
-        for i in range(12):  # the hub's out-links swing between hosts: every epoch differs a lot
+        for i in range(60):  # the hub's out-links swing between hosts: every epoch differs a lot
             hub = [PageRecord("http://h0.org/p0", [(f"http://h{(i % 3) + 1}.org/p{j}", 5.0) for j in range(10)])]
             store.put_pages(hub)
             assert service.solve_once().epoch == i + 2
+            if i >= 11 and reads[0] >= 20:
+                break
     finally:
         stop.set()
         thread.join(timeout=30)
-    assert reads[0] >= 5 and not problems, problems[:3]
-    kept = [e for e in range(1, 15) if any_client.exists(store.keys.epoch_hosts(e), store.keys.top(e), store.keys.rank(0, e))]
-    assert kept == [12, 13]  # current + previous only
+    assert not problems, problems[:3]
+    assert reads[0] >= 20
+    last = current(store).epoch
+    kept = [e for e in range(1, last + 2) if any_client.exists(store.keys.epoch_hosts(e), store.keys.top(e), store.keys.rank(0, e))]
+    assert kept == [last - 1, last]  # current + previous only
 
 
 def test_run_loop_follows_changes_and_stops(any_client):
