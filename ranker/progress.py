@@ -34,6 +34,9 @@ class Progress:
         with status:
             yield
 
+    def waiting(self, reason: str) -> None:
+        self._say(reason)
+
     def published(self, report: Any) -> None:
         self._say(
             f"published epoch {report.epoch}: {report.iterations} iterations, residual {report.residual:.3g}, "

