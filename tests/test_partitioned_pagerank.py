@@ -143,6 +143,11 @@ def test_warm_start_after_new_hosts_needs_fewer_iterations() -> None:
     cold, warm = pagerank(grown, tol=1e-12), pagerank(grown, tol=1e-12, x0=x0)
     assert l1(warm.r, cold.r) <= 1e-10
     assert warm.iterations < cold.iterations
+    old_parts = pagerank(old, partitions=3).assignment
+    kept = assign_partitions(np.diff(grown.host_offsets), 3, previous=old_parts)
+    warm_parts = pagerank(grown, tol=1e-12, x0=x0, partitions=kept)
+    assert np.array_equal(warm_parts.assignment[: old.n_hosts], old_parts)
+    assert l1(warm_parts.r, cold.r) <= 1e-10
 
 
 def test_edge_cases() -> None:
