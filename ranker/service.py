@@ -163,8 +163,7 @@ class RankerService:
             try:
                 if self._hosts is None:
                     self.resume()
-                if self.pending():
-                    self.solve_once()
+                if self.pending() and self.solve_once() is not None:
                     continue
                 since = self._offset or "0-0"
                 last, _ = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000)))

@@ -140,13 +140,15 @@ def test_readers_always_see_one_complete_epoch(any_client):
 
 def test_run_loop_follows_changes_and_stops(any_client):
     store = GraphStore(any_client)
-    store.put_pages([PageRecord("http://a.org/", [("http://b.org/", 1.0)])])
     service = RankerService(any_client, tol=1e-12, debounce=0.05)
     stop = threading.Event()
     thread = threading.Thread(target=service.run, args=(stop, 0.1))
     thread.start()
     queries = RankQueries(any_client)
     try:
+        time.sleep(0.3)  # an empty graph: the loop waits for changes, publishes nothing
+        assert queries.epoch() is None and thread.is_alive()
+        store.put_pages([PageRecord("http://a.org/", [("http://b.org/", 1.0)])])
         deadline = time.monotonic() + 20
         while queries.epoch() != 1 and time.monotonic() < deadline:
             time.sleep(0.02)
