@@ -20,7 +20,7 @@ def parse_overrides(pairs: tuple[str, ...]) -> dict[str, str]:
 
 @click.command("crawl")
 @click.argument("seeds", nargs=-1, required=True, metavar="SEED_URL...")
-@click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Page budget (requests scheduled).")
+@click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Page budget (pages fetched).")
 @click.option("-s", "--set", "pairs", multiple=True, metavar="NAME=VALUE", help="A Scrapy/rankcrawl setting.")
 @redis_url_option
 @one_line_errors
@@ -35,5 +35,5 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
         click.echo(f"{name}\t{stats[name]}")
     reason = stats.get("finish_reason", "")
     click.echo(f"finish_reason\t{reason}")
-    if reason not in ("finished", "closespider_pagecount"):
+    if reason not in ("finished", "page_budget"):
         raise UserError(f"crawl ended: {reason or 'unknown reason'}")

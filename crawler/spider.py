@@ -11,7 +11,9 @@ the spider is a plain Scrapy crawler following every link (the baseline of bench
 Arguments (``-a name=value``): ``seeds`` (comma/space separated URLs), ``seeds_file`` (one URL
 a line), ``seeds_key`` (a Redis list or set of URLs), ``allowed_domains`` (comma separated;
 default: the seeds' host names), ``topic`` (comma separated terms, added to
-RANKCRAWL_TOPIC_TERMS). The page budget is RANKCRAWL_MAX_PAGES (requests scheduled, seeds included).
+RANKCRAWL_TOPIC_TERMS). The page budget RANKCRAWL_MAX_PAGES counts fetched pages: the frontier
+keeps growing, and the priorities decide which pages the budget buys; once it is spent the spider
+schedules nothing more and closes (reason ``page_budget``), finishing the pages in flight.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
+from scrapy.utils.defer import deferred_from_coro
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.crawler.priority import Prioritizer, RankCache
@@ -86,7 +89,8 @@ class FocusedSpider(scrapy.Spider):
         self._topic_arg = split_list(topic)
         self.max_pages = 0
         self.seeds: list[str] = []
-        self.scheduled = 0
+        self.fetched = 0
+        self.closing = False
         self.idle_since: float | None = None
 
     @classmethod
@@ -114,7 +118,6 @@ class FocusedSpider(scrapy.Spider):
         spider.prioritizer = Prioritizer(spider.rank_cache, terms)
         crawler.signals.connect(spider.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
-        crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(spider.spider_closed, signal=signals.spider_closed)
         return spider
@@ -129,12 +132,14 @@ class FocusedSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.seeds:
-            self.scheduled += 1
             yield scrapy.Request(url, callback=self.parse, meta={"depth": 0})
 
     def parse(self, response: Response) -> Iterable[PageItem | scrapy.Request]:
         encoding = response.encoding if isinstance(response, TextResponse) else None
-        if not self.enabled and isinstance(response, TextResponse):
+        self.fetched += 1
+        if self.budget_spent():
+            self.close_for_budget()
+        elif not self.enabled and isinstance(response, TextResponse):
             yield from self._plain_follow(response)
         yield PageItem(
             url=response.url,
@@ -156,25 +161,25 @@ class FocusedSpider(scrapy.Spider):
             self.crawler.stats.inc_value("rankcrawl/follow/depth_limited", len(item.follow))
             return
         engine = self.crawler.engine
+        if self.budget_spent():
+            return
         for url, text, weight in item.follow:
-            if self.max_pages and self.scheduled >= self.max_pages:
-                self.crawler.stats.inc_value("rankcrawl/follow/budget_exhausted")
-                return
             priority = self.prioritizer.priority(item.url, url, weight, text)
-            self.scheduled += 1
             engine.crawl(scrapy.Request(url, callback=self.parse, priority=priority, meta={"depth": depth}))
 
     def _plain_follow(self, response: TextResponse) -> Iterable[scrapy.Request]:
         """RANKCRAWL_ENABLED = False: a plain Scrapy crawl following every link (same budget)."""
         for link in LinkExtractor().extract_links(response):
-            if self.max_pages and self.scheduled >= self.max_pages:
-                return
-            self.scheduled += 1
             yield scrapy.Request(link.url, callback=self.parse)
 
-    def request_dropped(self, request: scrapy.Request, spider: Any) -> None:
-        """A duplicate the scheduler refused does not use up the page budget."""
-        self.scheduled -= 1
+    def budget_spent(self) -> bool:
+        return bool(self.max_pages) and self.fetched >= self.max_pages
+
+    def close_for_budget(self) -> None:
+        """Close once the budget is spent; pages already downloaded still go through the pipelines."""
+        if not self.closing:
+            self.closing = True
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="page_budget"))
 
     def spider_idle(self, spider: Any) -> None:
         """Distributed mode: wait up to RANKCRAWL_IDLE_TIMEOUT for other processes' requests."""

@@ -9,11 +9,11 @@ from rankcrawl.ranker.graphstore import GraphStore, PageRecord
 from rankcrawl.ranker.service import RankerService
 
 
-def test_score_grows_with_rank_weight_host_and_topic() -> None:
+def test_score_grows_with_ranks_weight_and_topic() -> None:
     base = score(1.0, 1.0, 1.0, 0.0)
     assert base == 2 * PRIORITY_SCALE
     assert score(4.0, 1.0, 1.0, 0.0) > base and score(1.0, 3.0, 1.0, 0.0) > base
-    assert score(1.0, 1.0, 5.0, 0.0) > base and score(1.0, 1.0, 1.0, 1.0) > base
+    assert score(1.0, 1.0, 2.0, 0.0) > base and score(1.0, 1.0, 1.0, 1.0) > base
     assert score(0.0, 1.0, 0.0, 0.0) == 0 and isinstance(base, int)
 
 
