@@ -14,7 +14,7 @@ link scores 200, a fully topical one 400.
 
 The target host's rank is deliberately not a term: on the demo web (bench/frontier.py) adding
 log2(1 + R(h_t)/R̄) made the crawl dig into the first-ranked hosts and fetched 0.85× the PageRank
-mass of a FIFO frontier with the same budget; without it the frontier fetches 1.14×.
+mass of a FIFO frontier with the same budget; without it the frontier fetches 1.09–1.14× (3 runs each).
 
 Ranks are read by a background thread (``RankQueries``) once per ``RANKCRAWL_RANK_REFRESH``
 seconds and only when the published epoch changed; the reactor thread only reads the cached
