@@ -16,7 +16,7 @@ PIPELINES = {
 }
 DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40}
 EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500}
-USER_AGENT = "rankcrawl/0.1 (+https://github.com/rankcrawl/rankcrawl; focused crawler)"
+USER_AGENT = "rankcrawl/0.1 (focused crawler; Scrapy)"
 CRAWLING = {  # politeness; FIFO among equal priorities (breadth-first)
     "ROBOTSTXT_OBEY": True,
     "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
