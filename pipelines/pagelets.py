@@ -4,10 +4,16 @@ An HTML element is a pagelet if none of its children contains at least k hyperli
 and none of its ancestors is a pagelet. Figure 3's queue walk, without Python recursion, so
 arbitrarily deep trees are fine. Each pagelet gets one shingle of its content (its text tokens
 plus its links' href values) and owns the ``<a href>`` elements inside it.
+
+Each pagelet also carries its DOM label (Oliveira's block class, without sibling numbers so
+that a list keeps its label when the page around it grows) and its link density, so that a
+site-level step can tell a recurring link list (navigation, "related" boxes: template even when
+the listed links change from page to page) from a recurring prose region (the article body).
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -16,6 +22,7 @@ from lxml import etree
 from rankcrawl.pipelines.shingles import text_shingle, tokens
 
 K = 3
+DIGITS = re.compile(r"\d+")
 SKIP = {"script", "style", "noscript", "template", "svg", "head", "title", "meta", "link"}
 
 
@@ -27,6 +34,8 @@ class Pagelet:
     shingle: int
     text: str
     links: list[etree._Element] = field(default_factory=list)
+    label: str = ""
+    link_density: float = 0.0
 
 
 def link_counts(root: etree._Element) -> dict[etree._Element, int]:
@@ -40,6 +49,19 @@ def link_counts(root: etree._Element) -> dict[etree._Element, int]:
         if parent is not None and parent in counts:
             counts[parent] += counts[el]
     return counts
+
+
+def dom_label(el: etree._Element) -> str:
+    """``tag.class#id`` of the element and its ancestors, root first, digit runs folded to N."""
+    parts = []
+    node: etree._Element | None = el
+    while node is not None:
+        token = str(node.tag) + "".join(f".{c}" for c in (node.get("class") or "").split())
+        if node.get("id"):
+            token += "#" + node.get("id", "").strip()
+        parts.append(DIGITS.sub("N", token))
+        node = node.getparent()
+    return "/".join(reversed(parts))
 
 
 def element_text(el: etree._Element) -> str:
@@ -83,5 +105,8 @@ def partition(root: etree._Element, k: int = K, w: int = 4) -> list[Pagelet]:
         text = element_text(el)
         toks = tokens(text) + [a.get("href", "") for a in links]
         if toks:
-            pagelets.append(Pagelet(el, text_shingle(toks, w), text, links))
+            n_words = len(text.split())
+            linked = sum(len(element_text(a).split()) for a in links)
+            density = min(1.0, linked / n_words) if n_words else (1.0 if links else 0.0)
+            pagelets.append(Pagelet(el, text_shingle(toks, w), text, links, dom_label(el), density))
     return pagelets

@@ -3,7 +3,10 @@
 ``process(doc)`` records what the page contributes to its host's statistics (pagelet shingles,
 segment fingerprints, block classes, lexical terms), then decides with the host's current
 evidence: blocks whose fingerprint is frequent on the host stop being content, links owned by
-template pagelets never count, near-duplicates of an earlier page keep no links, and each kept
+template pagelets never count — a pagelet is template when its shingle recurs, or when it is a
+link list (link density ≥ LINK_LIST) whose DOM label is a link list on many pages of the host
+(Oliveira's block class with high spread: "related" boxes whose links change per page; a
+recurring prose class such as the article body never qualifies) — near-duplicates of an earlier page keep no links, and each kept
 link gets its weight (uniform / block / lexical). Before a host has ``min_pages`` pages the
 per-page classifier's decisions stand.
 
@@ -35,6 +38,7 @@ from rankcrawl.pipelines.sitestats import SiteStats
 from rankcrawl.ranker.urls import split_url
 
 MAX_TERMS = 50
+LINK_LIST = 0.5
 
 
 @dataclass
@@ -59,10 +63,13 @@ def page_record(doc: Any) -> dict[str, Any]:
     """The page's contribution and link list, as stored in Redis (JSON-able)."""
     pagelets = partition(doc.root) if doc.root is not None else []
     owner = {a: str(p.shingle) for p in pagelets for a in p.links}
+    link_lists = {str(p.shingle): "L:" + digest(p.label) for p in pagelets
+                  if p.links and p.link_density >= LINK_LIST}
     blocks = doc.blocks
     segment = largest_segment([(b.text, b.link_density) for b in blocks if b.is_content])
     return {
         "sh": sorted({str(p.shingle) for p in pagelets}),
+        "ll": link_lists,
         "fp": [fingerprint(b.text) if normalize(b.text) else None for b in blocks],
         "lb": [digest("/".join(b.path)) for b in blocks],
         "tm": [list(dict.fromkeys(tokens(b.text)))[:MAX_TERMS] for b in blocks],
@@ -122,10 +129,12 @@ class SiteAnalyzer:
         warm = n >= self.min_pages
         fps = sorted({f for f in rec["fp"] if f})
         pairs = [f"{lb}|{t}" for lb, terms in zip(rec["lb"], rec["tm"]) for t in terms]
-        c = self.stats.counts(host, {"sh": rec["sh"], "fp": fps, "cls": rec["lb"], "ct": pairs})
+        link_lists = rec.get("ll", {})
+        lists = sorted(set(link_lists.values()))
+        c = self.stats.counts(host, {"sh": rec["sh"], "fp": fps, "ll": lists, "cls": rec["lb"], "ct": pairs})
         floor = max(2.0, self.share * n)
-        tmpl = {k for k, v in zip(rec["sh"], c["sh"]) if v >= floor} if warm else set()
-        tmpl |= {k for k, v in zip(fps, c["fp"]) if v >= floor} if warm else set()
+        recurring = zip([*rec["sh"], *fps, *lists], [*c["sh"], *c["fp"], *c["ll"]])
+        tmpl = {k for k, v in recurring if v >= floor} if warm else set()
         template_blocks = [i for i, f in enumerate(rec["fp"]) if f in tmpl]
         content = [ct and i not in template_blocks for i, ct in enumerate(rec["ct"])]
         weights = self._block_weights(rec, c["cls"], c["ct"]) if self.weighting == "block" and warm else None
@@ -133,7 +142,7 @@ class SiteAnalyzer:
         link_weights: list[float] = []
         template_links: list[int] = []
         for j, (target, anchor, b, owner) in enumerate(rec["ln"]):
-            in_template = owner in tmpl or b in template_blocks
+            in_template = owner in tmpl or link_lists.get(owner) in tmpl or b in template_blocks
             if in_template:
                 template_links.append(j)
             dropped = (self.scope == "content" and (b < 0 or not content[b] or in_template)) or (
@@ -144,7 +153,7 @@ class SiteAnalyzer:
                 edges[target] += w
         decision = SiteDecision(url, warm, list(edges.items()), link_weights, template_blocks, template_links,
                                 rec["dup"])
-        return decision, tmpl, set(rec["sh"]) | set(fps)
+        return decision, tmpl, set(rec["sh"]) | set(fps) | set(lists)
 
     def _block_weights(self, rec: dict[str, Any], n_cls: list[int], n_ct: list[int]) -> list[float]:
         out, at = [], 0
@@ -183,7 +192,7 @@ class SiteAnalyzer:
             stale.update(self.stats.records(host))
         elif flipped:
             for other, rec in self.stats.records(host).items():
-                if flipped & (set(rec["sh"]) | {f for f in rec["fp"] if f}):
+                if flipped & (set(rec["sh"]) | {f for f in rec["fp"] if f} | set(rec.get("ll", {}).values())):
                     stale.add(other)
         stale.discard(url)
         return sorted(stale)

@@ -8,9 +8,10 @@ a slot and its transaction is cluster-safe; ``<host>`` is the ``scheme://host[:p
 | ``<p>site:{<host>}:pg``  | hash | URL → the page's JSON record (what it contributed; its links) |
 | ``<p>site:{<host>}:sh``  | hash | pagelet shingle → pages owning it |
 | ``<p>site:{<host>}:fp``  | hash | segment fingerprint → pages with it |
+| ``<p>site:{<host>}:ll``  | hash | ``L:`` + DOM-label digest of a link-list pagelet → pages with one |
 | ``<p>site:{<host>}:cls`` | hash | block-class label → n_C |
 | ``<p>site:{<host>}:ct``  | hash | ``label|term`` → n_{t,C} |
-| ``<p>site:{<host>}:tmpl``| set  | shingles/fingerprints currently judged template |
+| ``<p>site:{<host>}:tmpl``| set  | shingles/fingerprints/link-list labels currently judged template |
 | ``<p>site:{<host>}:pend``| hash | URL not crawled yet → JSON list of pages that linked to it (lexical) |
 | ``<p>lex:{df}:df`` / ``:n`` | hash / string | crawl-wide document frequencies and page count (CLP) |
 
@@ -42,6 +43,8 @@ def contribution(record: dict[str, Any] | None) -> Counter[tuple[str, str]]:
         out["sh", s] += 1
     for f in {f for f in record["fp"] if f}:
         out["fp", f] += 1
+    for label in set(record.get("ll", {}).values()):
+        out["ll", label] += 1
     for label, terms in zip(record["lb"], record["tm"]):
         out["cls", label] += 1
         for t in terms:

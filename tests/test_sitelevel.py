@@ -124,3 +124,29 @@ def test_bad_options_and_missing_url(r):
         SiteAnalyzer(r, scope="some")
     with pytest.raises(ValueError, match="URL"):
         SiteAnalyzer(r).process(analyze(page(0)[1]))
+
+
+def related_page(i: int) -> tuple[str, str]:
+    """A story whose "related" box lists different links on every page (no recurring shingle)."""
+    words = " ".join(word(i, j) for j in range(30))
+    related = "".join(f'<li><a href="/story/{i * 10 + k}">{word(i, 50 + k)} {word(i, 60 + k)}</a></li>'
+                      for k in range(3))
+    html = (f"<html><head><title>Story {i}</title></head><body><main><article><h1>{word(i, 99)}</h1>"
+            f'<p>{words}. See <a href="/cite/{i}">the source {word(i, 70)}</a> and '
+            f'<a href="/cite/{i + 1}">the reply</a> and <a href="/cite/{i + 2}">the answer</a>.</p>'
+            f'</article></main><aside><section class="related"><h3>Related</h3><ul>{related}</ul></section>'
+            "</aside></body></html>")
+    return f"{HOST}/story/{i}", html
+
+
+def test_recurring_link_list_is_template_but_recurring_prose_is_not(r):
+    sa = SiteAnalyzer(r, prefix="t:", scope="non-template")
+    for i in range(6):
+        url, html = related_page(i)
+        doc = analyze(html, url=url)
+        decision = sa.process(doc)
+    flagged = {doc.all_links[j].url for j in decision.template_links}
+    assert flagged == {f"{HOST}/story/{50 + k}" for k in range(3)}
+    assert {t for t, _ in decision.edges} == {f"{HOST}/cite/{k}" for k in (5, 6, 7)}
+    first = {t for t, _ in sa.edges_for(related_page(0)[0])}
+    assert first == {f"{HOST}/cite/{k}" for k in (0, 1, 2)}
