@@ -1,0 +1,258 @@
+"""Extraction benchmark: rankcrawl (every registered classifier) against the peers, same pages, one run.
+
+    python -m bench.extraction [--dataset wcxb-dev|l3s-gn1|both] [--limit N]
+
+Quality: word P/R/F1, WCXB snippet accuracy, content-link P/R/F1 (micro and macro), as in
+../shared/data/README.md §3, on the held-out split (``bench.datasets``) and for L3S-GN1 on all
+pages too. Speed: rankcrawl as the ``rankcrawl extract`` CLI (wall time of whole runs over
+batches of up to 200 files, process start included) and in process; peers in process; in-process
+figures are CPU seconds of this single-threaded process, so they are fair under machine load.
+The section "extraction" of docs/BENCHMARKS.md is rewritten only by full runs (no ``--limit``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import resource
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from importlib.metadata import version
+from pathlib import Path
+from typing import Callable
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from bench.datasets import Page, load
+from bench.extraction_peers import PEERS, Extraction, versions
+from bench.metrics import PRF, LinkCounts, SnippetCounts, mean_prf, word_prf
+from bench.report import markdown_table, write_section
+
+BATCH = 200
+
+
+@dataclass
+class Run:
+    """One tool's outputs on a list of pages, with its time."""
+
+    tool: str
+    outputs: dict[str, Extraction] = field(default_factory=dict)
+    seconds: float = 0.0
+    wall: float | None = None
+    failures: int = 0
+
+    def speed(self) -> float:
+        """Pages per (CPU) second."""
+        return len(self.outputs) / self.seconds if self.seconds else float("nan")
+
+
+def run_in_process(tool: str, extract: Callable[[str, str], Extraction], pages: list[Page]) -> Run:
+    """Each page through ``extract`` (HTML decoded as UTF-8), CPU time summed; a crash scores empty."""
+    run = Run(tool)
+    for page in pages:
+        html = page.html_text()
+        start = time.process_time()
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                out = extract(html, page.url)
+        except Exception:  # a peer failing on a page scores that page as empty output
+            out = Extraction("", [])
+            run.failures += 1
+        run.seconds += time.process_time() - start
+        run.outputs[page.page_id] = out
+    return run
+
+
+def rankcrawl_in_process(classifier: str) -> Callable[[str, str], Extraction]:
+    """``analyze`` with one registered classifier, as an extractor."""
+    from rankcrawl.pipelines import analyze
+
+    def extract(html: str, url: str) -> Extraction:
+        doc = analyze(html, url=url, classifier=classifier)
+        return Extraction(doc.text, [link.url for link in doc.links])
+
+    return extract
+
+
+def run_cli(pages: list[Page]) -> Run:
+    """``rankcrawl extract`` over batches of up to 200 files; wall and CPU time of the processes."""
+    run = Run("rankcrawl extract (CLI)")
+    by_path = {str(p.html_path): p for p in pages}
+    exe = shutil.which("rankcrawl")
+    if exe is None:
+        raise click.ClickException("the rankcrawl command is not on PATH (pip install -e .)")
+    with tempfile.TemporaryDirectory() as tmp:
+        mapping = Path(tmp) / "map.tsv"
+        mapping.write_text("".join(f"{p.html_path}\t{p.url}\n" for p in pages))
+        wall = 0.0
+        cpu_before = _children_cpu()
+        for i in range(0, len(pages), BATCH):
+            batch = [str(p.html_path) for p in pages[i : i + BATCH]]
+            start = time.perf_counter()
+            proc = subprocess.run([exe, "extract", "--urls-from", str(mapping), *batch],
+                                  capture_output=True, text=True, timeout=1800)
+            wall += time.perf_counter() - start
+            if proc.returncode != 0:
+                raise click.ClickException(f"rankcrawl extract failed: {proc.stderr.strip()[-300:]}")
+            for line in proc.stdout.splitlines():
+                record = json.loads(line)
+                page = by_path[record["path"]]
+                run.outputs[page.page_id] = Extraction(record["text"], [l["url"] for l in record["links"]])
+        run.seconds, run.wall = _children_cpu() - cpu_before, wall
+    run.failures = len(pages) - len(run.outputs)
+    return run
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@dataclass
+class Scores:
+    """Aggregated quality of one tool on one page set."""
+
+    words: PRF
+    snippets: SnippetCounts | None
+    links: LinkCounts | None
+
+
+def score(run: Run, pages: list[Page]) -> Scores:
+    """README §3 metrics of ``run`` over ``pages`` (missing output counts as empty)."""
+    empty = Extraction("", [])
+    outs = [run.outputs.get(p.page_id, empty) for p in pages]
+    words = mean_prf(word_prf(o.text, p.gold_text) for o, p in zip(outs, pages))
+    snippets = None
+    if any(p.with_snippets or p.without_snippets for p in pages):
+        snippets = SnippetCounts()
+        for o, p in zip(outs, pages):
+            snippets.add(o.text, p.with_snippets, p.without_snippets)
+    links = None
+    if any(p.gold_links is not None for p in pages) and all(o.links is not None for o in outs):
+        links = LinkCounts()
+        for o, p in zip(outs, pages):
+            if p.gold_links is not None:
+                links.add(o.links or [], p.gold_links)
+    return Scores(words, snippets, links)
+
+
+HEADERS = ["tool", "word F1", "word P", "word R", "snippet acc", "link P", "link R", "link F1",
+           "link F1 macro", "pages/s (CPU, in-process)", "pages/s (wall, CLI)"]
+
+
+def row(run: Run, s: Scores) -> list[object]:
+    """One table row; ``n/a`` where the tool gives no links / the set has no snippets."""
+    na = "n/a"
+    link = s.links.micro() if s.links else None
+    return [run.tool, s.words.f1, s.words.p, s.words.r,
+            s.snippets.accuracy() if s.snippets else na,
+            link.p if link else na, link.r if link else na, link.f1 if link else na,
+            s.links.macro().f1 if s.links else na,
+            f"{run.speed():.1f}",
+            f"{len(run.outputs) / run.wall:.1f}" if run.wall else ""]
+
+
+def classifiers() -> list[str]:
+    """Registered classifier names (the trained one included), the default first."""
+    import rankcrawl.pipelines.trained_classifier  # noqa: F401  (registers "trained")
+    from rankcrawl.pipelines.classifiers import CLASSIFIERS, DEFAULT_CLASSIFIER
+
+    return [DEFAULT_CLASSIFIER] + sorted(n for n in CLASSIFIERS if n != DEFAULT_CLASSIFIER)
+
+
+def evaluate(pages: list[Page]) -> list[Run]:
+    """Every tool on ``pages``: the CLI, rankcrawl per classifier in process, the peers."""
+    runs = [run_cli(pages)]
+    for name in classifiers():
+        run = run_in_process(f"rankcrawl ({name})", rankcrawl_in_process(name), pages)
+        runs.append(run)
+    for name, (_, extract) in PEERS.items():
+        runs.append(run_in_process(name, extract, pages))
+    return runs
+
+
+def table(title: str, runs: list[Run], pages: list[Page]) -> tuple[Table, str]:
+    """A rich table for the terminal and the same as Markdown."""
+    rows = [row(run, score(run, pages)) for run in runs]
+    t = Table(title=f"{title} ({len(pages)} pages)")
+    for h in HEADERS:
+        t.add_column(h)
+    for r in rows:
+        t.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r))
+    return t, f"**{title}** ({len(pages)} pages)\n\n" + markdown_table(HEADERS, rows)
+
+
+def ratios(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> str:
+    """rankcrawl (default classifier) against ``against``: word F1, link F1 and speed ratios."""
+    by = {r.tool: r for r in runs}
+    cli, default, peer = runs[0], runs[1], by[against]
+    s_def, s_peer = score(default, pages), score(peer, pages)
+    parts = [f"word F1 {s_def.words.f1:.3f} vs {s_peer.words.f1:.3f}"]
+    if s_def.links and s_peer.links:
+        parts.append(f"link F1 {s_def.links.micro().f1:.3f} vs {s_peer.links.micro().f1:.3f}")
+    if cli.wall:
+        parts.append(f"speed CLI wall / {against} CPU = {len(cli.outputs) / cli.wall / peer.speed():.2f}x")
+    parts.append(f"speed in-process CPU / {against} CPU = {default.speed() / peer.speed():.2f}x")
+    return f"{default.tool} vs {against}: " + "; ".join(parts)
+
+
+@click.command()
+@click.option("--dataset", type=click.Choice(["wcxb-dev", "l3s-gn1", "both"]), default="both", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N pages per dataset (quick runs; no report written).")
+def main(dataset: str, limit: int | None) -> None:
+    """Run the extraction benchmark and print (and, on full runs, record) the tables."""
+    console = Console(width=200)
+    sections = []
+    if dataset in ("wcxb-dev", "both"):
+        pages = load("wcxb-dev", "heldout", limit=limit)
+        runs = evaluate(pages)
+        t, md = table("WCXB-dev held-out", runs, pages)
+        console.print(t)
+        line = ratios(runs, pages)
+        console.print(line)
+        sections.append(md + "\n\n" + line)
+    if dataset in ("l3s-gn1", "both"):
+        pages = load("l3s-gn1", "all", limit=limit)
+        runs = evaluate(pages)
+        held = [p for p in pages if p.split == "heldout"]
+        for title, subset in (("L3S-GN1 held-out", held), ("L3S-GN1 all (train split included)", pages)):
+            t, md = table(title, runs, subset)
+            console.print(t)
+            line = ratios(runs, subset)
+            console.print(line)
+            sections.append(md + "\n\n" + line)
+    failures = ", ".join(f"{r.tool}: {r.failures}" for r in runs if r.failures)
+    if limit is None:
+        write_section("extraction", report(dataset, sections, failures))
+        console.print("wrote section 'extraction' of docs/BENCHMARKS.md")
+
+
+def report(dataset: str, sections: list[str], failures: str) -> str:
+    """The Markdown section: command, date, versions, tables."""
+    pkgs = {"rankcrawl": version("rankcrawl"), "lxml": version("lxml"), **versions()}
+    return "\n".join([
+        "## Extraction",
+        "",
+        f"Command: `python -m bench.extraction --dataset {dataset}` ({date.today().isoformat()}).",
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in pkgs.items()) + ".",
+        "",
+        "Held-out = pages whose SHA-1(dataset:id) mod 100 ≥ 70 (bench/datasets.py); the `trained`",
+        "classifier was fitted on the other 70 % only. Metrics: data README §3. Peers get the HTML",
+        "decoded as UTF-8 and the page URL; in-process speed = pages per CPU second on one core;",
+        "CLI speed = pages per wall second of whole `rankcrawl extract` runs (≤ 200 files each,",
+        "process start included). n/a: the tool returns no links."
+        + (f" Pages a tool crashed on (scored empty): {failures}." if failures else ""),
+        "",
+        *("\n\n".join(sections),),
+    ])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""The trained classifier: numpy tree inference, the shipped model, label alignment for training."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rankcrawl.pipelines import analyze
+from rankcrawl.pipelines.classifiers import get_classifier
+from rankcrawl.pipelines.trained_classifier import (
+    ALL_FEATURES,
+    PAGE_FEATURES,
+    TreeEnsemble,
+    load_model,
+    page_features,
+    trained_features,
+)
+
+
+def tiny_ensemble() -> TreeEnsemble:
+    """Two stumps-and-a-tree by hand: tree 0 splits on x0 ≤ 1, tree 1 on x1 ≤ 0.5 then x0 ≤ 3."""
+    data = {
+        "features": ["a", "b"], "bias": -1.0, "learning_rate": 0.5, "threshold": 0.5,
+        "trees": {
+            "feature":   [0, 0, 0, 1, 0, 0, 0, 0],
+            "threshold": [1.0, 0, 0, 0.5, 3.0, 0, 0, 0],
+            "left":      [1, -1, -1, 4, 5, -1, -1, -1],
+            "right":     [2, -1, -1, 7, 6, -1, -1, -1],
+            "value":     [0, -2.0, 2.0, 0, 0, 1.0, 3.0, -4.0],
+            "roots": [0, 3], "depth": 2,
+        },
+    }
+    return TreeEnsemble.from_json(data)
+
+
+def test_tree_walk_matches_hand_computation() -> None:
+    model = tiny_ensemble()
+    x = np.array([[0.0, 0.0], [2.0, 0.0], [5.0, 0.2], [5.0, 0.9]])
+    # rows: t0 → -2, +2, +2, +2 ; t1 → 1 (x0≤3), 1, 3 (x0>3), -4 (x1>0.5)
+    expected = -1.0 + 0.5 * np.array([-2 + 1, 2 + 1, 2 + 3, 2 - 4])
+    assert model.decision(x) == pytest.approx(expected)
+    assert model.proba(x) == pytest.approx(1 / (1 + np.exp(-expected)))
+
+
+def test_export_matches_scikit_learn() -> None:
+    pytest.importorskip("sklearn")
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from bench.train_classifier import export
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, len(ALL_FEATURES)))
+    y = (x[:, 0] + 0.5 * x[:, 3] * x[:, 7] > 0).astype(int)
+    sk = GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0).fit(x, y)
+    ours = TreeEnsemble.from_json(json.loads(json.dumps(export(sk, 0.5, {}))))
+    assert ours.decision(x) == pytest.approx(sk.decision_function(x), abs=1e-9)
+
+
+def page(paragraphs: int = 4) -> str:
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(12))
+    body = "".join(
+        f"<p>The river valley paragraph {i} describes how the old mill was rebuilt by the village "
+        f"after the flood of the spring, and how its wheel turned again for many years afterwards.</p>"
+        for i in range(paragraphs)
+    )
+    foot = '<div class="footer"><a href="/privacy">Privacy</a> | <a href="/terms">Terms</a> | © 2024 Example</div>'
+    return (f"<html><head><title>Mill</title></head><body><ul class='nav'>{nav}</ul>"
+            f"<div class='article'><h1>The old mill</h1>{body}</div>{foot}</body></html>")
+
+
+def test_shipped_model_loads_and_is_registered() -> None:
+    model = load_model()
+    assert model.features == ALL_FEATURES
+    assert model.roots.size > 10 and 0.0 < model.threshold_proba < 1.0
+    assert get_classifier("trained") is not None
+
+
+def test_trained_keeps_article_and_drops_navigation() -> None:
+    doc = analyze(page(), url="http://example.org/mill", classifier="trained")
+    assert "rebuilt by the village" in doc.text
+    assert "Section 3" not in doc.text and "Privacy" not in doc.text
+    assert not any("/section/" in link.url for link in doc.links)
+
+
+def test_page_features_shape_and_values() -> None:
+    doc = analyze(page(2), url="http://example.org/mill", classifier="numwords")
+    f = page_features(doc.blocks)
+    assert f.shape == (len(doc.blocks), len(PAGE_FEATURES))
+    assert np.isfinite(f).all()
+    share = f[:, PAGE_FEATURES.index("words_share")]
+    assert share.sum() == pytest.approx(1.0)
+    assert f[:, PAGE_FEATURES.index("words_vs_largest")].max() == pytest.approx(1.0)
+    assert trained_features(doc.blocks).shape == (len(doc.blocks), len(ALL_FEATURES))
+
+
+def test_empty_page_gives_no_content() -> None:
+    doc = analyze("<html><body></body></html>", classifier="trained")
+    assert doc.text == "" and doc.links == []
+
+
+def test_trigram_alignment_labels() -> None:
+    from bench.train_classifier import block_labels
+
+    tokens = [["home", "news", "sport"], ["the", "mill", "was", "rebuilt", "by", "the", "village"],
+              ["share", "the", "mill"], ["it", "turned", "again"]]
+    gold = "The mill was rebuilt by the village. It turned again for years."
+    labels, share = block_labels(tokens, gold)
+    assert labels.tolist() == [False, True, False, True]
+    assert share[1] == 1.0
