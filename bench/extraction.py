@@ -30,7 +30,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bench.datasets import Page, load
+from bench.datasets import DATA, Page, load
 from bench.extraction_peers import PEERS, Extraction, versions
 from bench.metrics import PRF, LinkCounts, SnippetCounts, mean_prf, word_prf
 from bench.report import markdown_table, write_section
@@ -208,6 +208,8 @@ def ratios(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> 
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N pages per dataset (quick runs; no report written).")
 def main(dataset: str, limit: int | None) -> None:
     """Run the extraction benchmark and print (and, on full runs, record) the tables."""
+    if not DATA.exists():
+        raise click.ClickException(f"benchmark data not found at {DATA}")
     console = Console(width=200)
     sections = []
     if dataset in ("wcxb-dev", "both"):

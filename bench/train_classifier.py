@@ -30,7 +30,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.ensemble import GradientBoostingClassifier
 
-from bench.datasets import Page, load
+from bench.datasets import DATA, Page, load
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.trained_classifier import ALL_FEATURES, TreeEnsemble, trained_features
@@ -169,6 +169,8 @@ def export(model: GradientBoostingClassifier, threshold: float, meta: dict) -> d
 @click.option("--folds", type=click.IntRange(min=2), default=3, show_default=True)
 def main(limit: int | None, folds: int) -> None:
     """Fit on the train split, choose by cross-validation, write the model JSON."""
+    if not DATA.exists():
+        raise click.ClickException(f"training data not found at {DATA}")
     start = time.perf_counter()
     train = load("wcxb-dev", "train", limit=limit) + load("l3s-gn1", "train", limit=limit)
     pages = [d for d in map(page_data, train) if d is not None]

@@ -125,7 +125,7 @@ CLASSIFIERS: dict[str, Classifier] = {
     "minwords": min_words,
 }
 FILTERS: dict[str, Filter] = {"largest": largest_content, "main": main_content}
-DEFAULT_CLASSIFIER = "numwords"
+DEFAULT_CLASSIFIER = "trained"
 
 
 def get_classifier(name: str) -> Classifier:

@@ -145,11 +145,19 @@ def load_model(name: str = "trained") -> TreeEnsemble:
 
 
 def trained(blocks: list[TextBlock]) -> np.ndarray:
-    """bool[n]: P(content) of the shipped model ≥ its threshold."""
+    """bool[n]: P(content) of the shipped model ≥ its threshold; never empty for a page with text.
+
+    When no block reaches the threshold, the most probable block is kept (every page has a main
+    content; this covers pages unlike the training data, e.g. one huge block).
+    """
     if not blocks:
         return np.zeros(0, dtype=bool)
     model = load_model()
-    return model.proba(trained_features(blocks)) >= model.threshold_proba
+    proba = model.proba(trained_features(blocks))
+    keep = proba >= model.threshold_proba
+    if not keep.any():
+        keep[int(np.argmax(proba))] = True
+    return keep
 
 
 CLASSIFIERS["trained"] = trained

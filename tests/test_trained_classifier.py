@@ -109,3 +109,9 @@ def test_trigram_alignment_labels() -> None:
     labels, share = block_labels(tokens, gold)
     assert labels.tolist() == [False, True, False, True]
     assert share[1] == 1.0
+
+
+def test_single_huge_block_is_kept() -> None:
+    sentence = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
+    doc = analyze("<html><body><p>" + sentence * 400 + "</p></body></html>", classifier="trained")
+    assert sentence in doc.text
