@@ -7,9 +7,14 @@ links) — around a main region: article prose whose sentences link to other pag
 or the teaser lists of home and section pages. The generator records for each page which links
 sit in the main region (``content_links``) and which in the template (``template_links``).
 
-A few "authority" articles are cited by many articles across hosts, while template links point
-at home, section and static pages, so PageRank over content links differs clearly from
-PageRank over template links.
+Every article belongs to one of ``TOPICS`` (vocabularies shared across hosts, neighbours on a
+ring of topics related): its title and prose draw on the topic's terms and a little on its
+neighbours', and its prose links go mostly to articles of the same topic, some to neighbouring
+topics, a few anywhere (``LINK_TOPICS``), anchored with the target's title words, so lexical
+similarity of linked pages means something, as on real sites. A few
+"authority" articles are cited by many topically related articles across hosts, while template
+links point at home, section and static pages, so PageRank over content links differs clearly
+from PageRank over template links.
 
 Tricky pages on the first host: one encoded in cp1252 (declared only in a ``<meta>``), one with
 ``<base href>`` whose relative links resolve only through the base, relative and
@@ -61,6 +66,18 @@ TOPIC_WORDS = {
     "orbit theorem census migration parish cathedral manuscript archive expedition volcano estuary "
     "reactor enzyme protein galaxy telescope basin",
 }
+TOPICS = (
+    "climate glacier drought rainfall emissions carbon ocean heatwave forecast monsoon wildfire coastline",
+    "election ballot campaign parliament coalition senator referendum candidate polling minister debate veto",
+    "football stadium league striker tournament coach penalty season trophy midfield goalkeeper referee",
+    "cuisine sourdough recipe spices bakery vineyard harvest cheese noodles pastry ferment orchard",
+    "software compiler database algorithm server encryption browser kernel debugging startup robotics chipset",
+    "medicine vaccine hospital surgeon clinic therapy nutrition virus diagnosis patients genome pharmacy",
+    "railway tramline airport motorway cyclists commuters harbour ferry timetable freight tunnel bridge",
+    "painting sculpture gallery orchestra novel poetry theatre cinema festival museum opera ballet",
+)
+LINK_TOPICS = (0.7, 0.15, 0.15)  # shares of prose links to the same topic, a neighbouring one, anywhere
+NEIGHBOUR_WORDS = 0.2             # share of an article's topic words taken from neighbouring topics
 FUNCTION_WORDS = (
     "the the the of of and and to to a a in in that is was for on with as it by at from this be "
     "are which or were an but not had have has their its after more than when into also about"
@@ -112,30 +129,49 @@ class _Article:
     date: str
     author: str
     teaser: str
+    topic: int
     links: list[tuple[int, int]] = field(default_factory=list)  # (host, article index)
 
 
+def related_topics(topic: int) -> tuple[int, int, int]:
+    """The topic and its two neighbours on the ring of topics."""
+    n = len(TOPICS)
+    return topic, (topic + 1) % n, (topic - 1) % n
+
+
 class _Prose:
-    """Generated English-like prose with realistic word and sentence lengths."""
+    """Generated English-like prose with realistic word and sentence lengths.
+
+    Without a topic, words come from the host kind's vocabulary; with one, mostly from the
+    topic's terms (``TOPICS[topic]``) and a little from the kind's.
+    """
 
     def __init__(self, rng: random.Random, kind: str) -> None:
         self.rng = rng
-        self.topic = TOPIC_WORDS[kind].split()
+        self.kind = TOPIC_WORDS[kind].split()
 
-    def word(self) -> str:
+    def word(self, topic: int | None = None) -> str:
         roll = self.rng.random()
-        pool = FUNCTION_WORDS if roll < 0.42 else self.topic if roll < 0.7 else COMMON_WORDS
-        return self.rng.choice(pool)
+        if roll < 0.42:
+            return self.rng.choice(FUNCTION_WORDS)
+        if roll < 0.7:
+            if topic is None or roll >= 0.64:
+                return self.rng.choice(self.kind)
+            if self.rng.random() < NEIGHBOUR_WORDS:
+                topic = self.rng.choice(related_topics(topic)[1:])
+            return self.rng.choice(TOPICS[topic].split())
+        return self.rng.choice(COMMON_WORDS)
 
-    def sentence(self, words: int | None = None) -> str:
+    def sentence(self, words: int | None = None, topic: int | None = None) -> str:
         n = words or max(5, min(34, round(self.rng.gauss(17, 6))))
-        tokens = [self.word() for _ in range(n)]
+        tokens = [self.word(topic) for _ in range(n)]
         if n > 10 and self.rng.random() < 0.5:
             tokens[self.rng.randrange(3, n - 3)] += ","
         return " ".join(tokens).capitalize() + "."
 
-    def title(self) -> str:
-        words = [self.rng.choice(self.topic), self.rng.choice(COMMON_WORDS), self.rng.choice(self.topic)]
+    def title(self, topic: int) -> str:
+        terms = TOPICS[topic].split()
+        words = [self.rng.choice(terms), self.rng.choice(COMMON_WORDS), self.rng.choice(terms)]
         joiner = self.rng.choice(("of the", "and the", "after", "in", "for"))
         return f"{words[0].capitalize()} {words[1]} {joiner} {words[2]}".title()
 
@@ -187,6 +223,11 @@ class DemoWeb:
     def authorities(self) -> list[str]:
         """The articles that many others cite in their prose."""
         return [self._article_url(a) for a in self._authorities]
+
+    @property
+    def topics(self) -> dict[str, int]:
+        """Every article's topic, an index into ``TOPICS``."""
+        return {self._article_url((h, i)): a.topic for h, arts in enumerate(self.articles) for i, a in enumerate(arts)}
 
     @property
     def oversized_url(self) -> str:
@@ -278,29 +319,40 @@ class DemoWeb:
             prose = _Prose(rng, kind)
             host_articles = []
             for i in range(n_articles):
-                title = prose.title()
+                topic = rng.randrange(len(TOPICS))
+                title = prose.title(topic)
                 path = f"/articles/{i + 1}-{_slug(title)}.html"
                 if h == 0 and i == 1:
                     path = f"/archive/2024/{i + 1}-{_slug(title)}.html"
                 date = f"{rng.randint(1, 28)} {MONTHS[(i * 7 + h) % 12]} 2024"
                 host_articles.append(_Article(h, path, title, i % 3, date, rng.choice(AUTHORS),
-                                              prose.sentence(rng.randint(18, 30))))
+                                              prose.sentence(rng.randint(18, 30), topic), topic))
             self.articles.append(host_articles)
         n_auth = max(2, self.n_hosts // 2 + 1)
         self._authorities = rng.sample([(h, i) for h in range(self.n_hosts) for i in range(n_articles)], n_auth)
+        everything = [(h, i) for h in range(self.n_hosts) for i in range(n_articles)]
         for h, host_articles in enumerate(self.articles):
             for i, article in enumerate(host_articles):
+                same = [t for t in everything if self.articles[t[0]][t[1]].topic == article.topic]
+                near = set(related_topics(article.topic)[1:])
+                neighbours = [t for t in everything if self.articles[t[0]][t[1]].topic in near]
                 targets: list[tuple[int, int]] = []
                 for _ in range(rng.randint(2, 5)):
+                    pool = rng.choices((same, neighbours, everything), LINK_TOPICS)[0] or everything
                     roll = rng.random()
-                    if roll < 0.45:
-                        target = rng.choice(self._authorities)
-                    elif roll < 0.8:
-                        target = (h, rng.randrange(n_articles))
+                    authorities = [t for t in self._authorities if t in pool]
+                    if roll < 0.45 and authorities:
+                        target = rng.choice(authorities)
+                    elif roll < 0.8 and any(t[0] == h for t in pool):
+                        target = rng.choice([t for t in pool if t[0] == h])
                     else:
-                        target = (rng.randrange(self.n_hosts), rng.randrange(n_articles))
+                        target = rng.choice(pool)
                     if target != (h, i) and target not in targets:
                         targets.append(target)
+                if not any(t[0] == h for t in targets):  # every article cites its own host at least once
+                    own = [t for t in everything if t[0] == h and t != (h, i)]
+                    topical = [t for t in own if self.articles[h][t[1]].topic in {article.topic, *near}]
+                    targets.append(rng.choice(topical or own))
                 article.links = targets
 
     def _render(self) -> None:
@@ -353,7 +405,8 @@ class DemoWeb:
         """A headline link and a teaser paragraph whose prose links to the article again."""
         words = art.title.split()
         anchor = " ".join(words[rng.randint(0, 1):rng.randint(3, len(words))])
-        lead, tail = prose.sentence(rng.randint(8, 14))[:-1], prose.sentence(rng.randint(6, 12)).lower()
+        lead = prose.sentence(rng.randint(8, 14), art.topic)[:-1]
+        tail = prose.sentence(rng.randint(6, 12), art.topic).lower()
         return (f'<div class="teaser"><{heading}>{_link(href, art.title)}</{heading}>\n'
                 f"<p>{escape(art.teaser)} {lead} ({_link(href, anchor)}) {tail}</p></div>")
 
@@ -361,7 +414,7 @@ class DemoWeb:
         art = self.articles[h][i]
         n_par = rng.randint(4, 7)
         slots = sorted(rng.sample(range(n_par), min(n_par, len(art.links))) + [0] * max(0, len(art.links) - n_par))
-        paragraphs = [[prose.sentence() for _ in range(rng.randint(2, 6))] for _ in range(n_par)]
+        paragraphs = [[prose.sentence(topic=art.topic) for _ in range(rng.randint(2, 6))] for _ in range(n_par)]
         based = h == 0 and i == 1
         for target, slot in zip(art.links, slots):
             paragraphs[slot].insert(rng.randrange(1, len(paragraphs[slot]) + 1),
@@ -388,8 +441,8 @@ class DemoWeb:
             href = "../" + other.path.lstrip("/") if art.path.startswith("/articles/") else other.path
         words = other.title.split()
         anchor = " ".join(words[: rng.randint(2, len(words))])
-        lead = prose.sentence(rng.randint(6, 12))[:-1]
-        return f"{lead} ({_link(href, anchor)}) {prose.sentence(rng.randint(4, 9)).lower()}"
+        lead = prose.sentence(rng.randint(6, 12), art.topic)[:-1]
+        return f"{lead} ({_link(href, anchor)}) {prose.sentence(rng.randint(4, 9), art.topic).lower()}"
 
     def _add(self, h: int, path: str, title: str, main: str, content: list[str], kind: str, rng: random.Random,
              encoding: str = "utf-8", base: str | None = None, related: int | None = None) -> None:

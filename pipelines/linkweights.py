@@ -4,7 +4,7 @@
 distinct terms within its block class) divided by ln n_C, its largest possible value, so it
 lies in [0, 1]: ≈ 0 for template blocks (same terms on every page), ≈ 1 for text unique to the
 page. Classes with fewer than β = 8 blocks carry no evidence yet and weigh 1 (the §5.5 fallback,
-taken as neutral). ``lexical``: Zhang et al.'s CLP similarity (``lexical.similarity``).
+taken as neutral). ``lexical``: Zhang et al.'s CLP filter (``lexical.similarity`` > alpha keeps a link, weight 1).
 Links whose weight is ≤ the mode's floor are dropped.
 """
 

@@ -3,7 +3,10 @@
 An HTML element is a pagelet if none of its children contains at least k hyperlinks (k = 3)
 and none of its ancestors is a pagelet. Figure 3's queue walk, without Python recursion, so
 arbitrarily deep trees are fine. Each pagelet gets one shingle of its content (its text tokens
-plus its links' href values) and owns the ``<a href>`` elements inside it.
+plus its links' href values) and owns the ``<a href>`` elements inside it. The shingle combines
+SKETCH = 4 min-hashes, so two pagelets share it with probability Jaccard⁴: a pagelet that
+merely contains a template list (a home page's teasers next to the same titles) no longer
+collides with the list itself, as a single min-hash does with probability |list| / |pagelet|.
 
 Each pagelet also carries its DOM label (Oliveira's block class, without sibling numbers so
 that a list keeps its label when the page around it grows) and its link density, so that a
@@ -13,15 +16,17 @@ the listed links change from page to page) from a recurring prose region (the ar
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import deque
 from dataclasses import dataclass, field
 
 from lxml import etree
 
-from rankcrawl.pipelines.shingles import text_shingle, tokens
+from rankcrawl.pipelines.shingles import minhash, shingle_hashes, tokens
 
 K = 3
+SKETCH = 4
 DIGITS = re.compile(r"\d+")
 SKIP = {"script", "style", "noscript", "template", "svg", "head", "title", "meta", "link"}
 
@@ -62,6 +67,12 @@ def dom_label(el: etree._Element) -> str:
         parts.append(DIGITS.sub("N", token))
         node = node.getparent()
     return "/".join(reversed(parts))
+
+
+def pagelet_shingle(toks: list[str], w: int = 4) -> int:
+    """s(p): one 63-bit value from SKETCH min-hashes of the pagelet's w-token shingles."""
+    sketch = minhash(shingle_hashes(toks, w), SKETCH)
+    return int.from_bytes(hashlib.blake2b(sketch.tobytes(), digest_size=8).digest(), "big") >> 1
 
 
 def element_text(el: etree._Element) -> str:
@@ -108,5 +119,5 @@ def partition(root: etree._Element, k: int = K, w: int = 4) -> list[Pagelet]:
             n_words = len(text.split())
             linked = sum(len(element_text(a).split()) for a in links)
             density = min(1.0, linked / n_words) if n_words else (1.0 if links else 0.0)
-            pagelets.append(Pagelet(el, text_shingle(toks, w), text, links, dom_label(el), density))
+            pagelets.append(Pagelet(el, pagelet_shingle(toks, w), text, links, dom_label(el), density))
     return pagelets

@@ -7,7 +7,10 @@ template pagelets never count — a pagelet is template when its shingle recurs,
 link list (link density ≥ LINK_LIST) whose DOM label is a link list on many pages of the host
 (Oliveira's block class with high spread: "related" boxes whose links change per page; a
 recurring prose class such as the article body never qualifies) — near-duplicates of an earlier page keep no links, and each kept
-link gets its weight (uniform / block / lexical). Before a host has ``min_pages`` pages the
+link gets its weight (uniform / block / lexical). Lexical mode is Zhang et al.'s CLP filter
+(§4.4: links with sim ≤ alpha are dropped, the reduced graph is ranked unweighted), so kept
+links weigh 1; title terms on ≥ share of the host's pages (the site name) are left out of the
+title vectors, which would otherwise make every same-host link look similar. Before a host has ``min_pages`` pages the
 per-page classifier's decisions stand.
 
 Re-weighting earlier pages: every page's record (links with their block and pagelet, block
@@ -168,17 +171,27 @@ class SiteAnalyzer:
             w = block_weights[b]
             return w if w > BLOCK_FLOOR else None
         if self.weighting == "lexical":
-            thost = split_url(target)[0]
+            host, thost = split_url(url)[0], split_url(target)[0]
             other = self.stats.record(thost, target)
             if other is None:
                 self.stats.add_pending(thost, target, url)
                 q = stand_in(anchor, rec["tm"][b] if b >= 0 else [])
             else:
-                q = other["lx"]
-            df, n_docs = self.stats.df(sorted(vocabulary(rec["lx"]) | vocabulary(q)))
-            s = similarity(rec["lx"], q, df, n_docs)
-            return s if s > self.alpha else None
+                q = self._own_title(thost, other["lx"])
+            p = self._own_title(host, rec["lx"])
+            df, n_docs = self.stats.df(sorted(vocabulary(p) | vocabulary(q)))
+            return 1.0 if similarity(p, q, df, n_docs) > self.alpha else None
         return 1.0
+
+    def _own_title(self, host: str, tfs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+        """Position vectors without the title terms on ≥ share of the host's pages (its site name)."""
+        n = self.stats.n_pages(host)
+        if n < self.min_pages or not tfs["title"]:
+            return tfs
+        title = sorted(tfs["title"])
+        counts = self.stats.counts(host, {"tt": title})["tt"]
+        floor = max(2.0, self.share * n)
+        return {**tfs, "title": {t: tfs["title"][t] for t, c in zip(title, counts) if c < floor}}
 
     def _stale(self, host: str, url: str, before: int, template: set[str], keys: set[str]) -> list[str]:
         stale: set[str] = set()

@@ -11,6 +11,7 @@ a slot and its transaction is cluster-safe; ``<host>`` is the ``scheme://host[:p
 | ``<p>site:{<host>}:ll``  | hash | ``L:`` + DOM-label digest of a link-list pagelet → pages with one |
 | ``<p>site:{<host>}:cls`` | hash | block-class label → n_C |
 | ``<p>site:{<host>}:ct``  | hash | ``label|term`` → n_{t,C} |
+| ``<p>site:{<host>}:tt``  | hash | title term → pages whose title has it (the site name is template) |
 | ``<p>site:{<host>}:tmpl``| set  | shingles/fingerprints/link-list labels currently judged template |
 | ``<p>site:{<host>}:pend``| hash | URL not crawled yet → JSON list of pages that linked to it (lexical) |
 | ``<p>lex:{df}:df`` / ``:n`` | hash / string | crawl-wide document frequencies and page count (CLP) |
@@ -45,6 +46,8 @@ def contribution(record: dict[str, Any] | None) -> Counter[tuple[str, str]]:
         out["fp", f] += 1
     for label in set(record.get("ll", {}).values()):
         out["ll", label] += 1
+    for t in record["lx"]["title"]:
+        out["tt", t] += 1
     for label, terms in zip(record["lb"], record["tm"]):
         out["cls", label] += 1
         for t in terms:

@@ -26,7 +26,8 @@ def test_evaluate_scores_stored_edges_against_ground_truth(r: redis.Redis) -> No
     store = GraphStore(r, PREFIX)
     wrong = articles[0].template_links[:3]
     missing = articles[1].content_links[0]
-    records = [PageRecord(p.url, [(u, 1.0) for u in p.content_links if u != missing]) for p in articles]
+    records = [PageRecord(p.url, [(u, 1.0) for u in p.content_links if (u, p) != (missing, articles[1])])
+               for p in articles]
     records[0].links += [(u, 1.0) for u in wrong]
     store.put_pages(records)
 

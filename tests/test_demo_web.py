@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.crawler.demo_web import DemoWeb
+from rankcrawl.crawler.demo_web import TOPICS, DemoWeb, related_topics
 from rankcrawl.ranker.urls import normalize_url, split_url
 
 
@@ -125,3 +125,16 @@ def test_servers_stop_on_exit() -> None:
         with socket.socket() as sock, pytest.raises(OSError):
             sock.settimeout(1)
             sock.connect(("127.0.0.1", port))
+
+
+def test_article_prose_and_links_are_topical() -> None:
+    web = DemoWeb(seed=0, n_hosts=6, pages_per_host=30)
+    topics = web.topics
+    links = [(u, d) for u in topics for d in web.pages[u].content_links]
+    near = sum(topics[d] in related_topics(topics[u]) for u, d in links)
+    assert len(links) > 200 and near / len(links) > 0.8
+    for url, topic in topics.items():
+        text = lxml.html.document_fromstring(web.pages[url].html).xpath("string(//main)").lower().split()
+        own = sum(w.strip(".,()") in TOPICS[topic].split() for w in text)
+        other = max(sum(w.strip(".,()") in TOPICS[t].split() for w in text) for t in range(len(TOPICS)) if t != topic)
+        assert own > 3 * other, url

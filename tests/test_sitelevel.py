@@ -19,7 +19,7 @@ def word(i: int, j: int) -> str:
 def page(i: int) -> tuple[str, str]:
     words = " ".join(word(i, j) for j in range(40))
     body = (
-        f"<h1>Story {word(i, 99)} {word(i, 98)}</h1><p>The council met on day {i} and discussed {words}. "
+        f"<h1>Story {word(i, 99)} {word(i, 98)}</h1><p>The council met on day {i}. It discussed {words}. "
         f'Read the <a href="/story/{i + 1}">next story</a> and the <a href="/story/{i + 2}">one after</a>.</p>'
         f"<p>Residents said the plan for district {i} would change how the city works for years.</p>"
     )
