@@ -111,7 +111,7 @@ def padded(r: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([r, np.full(n - len(r), 1.0 / n)])
 
 
-def run_graph(name: str, graph: HostGraph, args, cold_rows, warm_rows, mem_rows) -> None:
+def run_graph(name: str, graph: HostGraph, args, cold_rows, warm_rows, mem_rows, target_rows) -> None:
     n, e = graph.n_pages, len(graph.src)
     print(f"[{name}] {n:,} pages, {e:,} links, {graph.n_hosts:,} hosts", file=sys.stderr, flush=True)
     ig_solve = igraph_solver(graph)
@@ -120,9 +120,12 @@ def run_graph(name: str, graph: HostGraph, args, cold_rows, warm_rows, mem_rows)
     gc.collect()
     cold_rows.append([name, f"{n:,}", f"{e:,}", "igraph PRPACK", "-", "-", f"{ig_s:.2f}", "1.00", "0 (reference)"])
     base: PageRankResult | None = None
+    times, errors, per_link = {}, [], []
     for p in args.partitions:
         res, sec = best_of(args.repeat, lambda: pagerank(graph, alpha=ALPHA, tol=args.tol, partitions=p))
         base = res if p == 1 else base
+        times[p], per_link = sec, per_link + [res.bytes_per_link]
+        errors.append(l1(res.r, ref))
         cold_rows.append([name, f"{n:,}", f"{e:,}", "rankcrawl Gauss–Seidel", p, res.iterations, f"{sec:.2f}",
                           f"{sec / ig_s:.2f}", f"{l1(res.r, ref):.1e}"])
         mem_rows.append([name, p, f"{res.solver_bytes / 2**20:.0f}", f"{res.bytes_per_link:.1f}",
@@ -134,7 +137,11 @@ def run_graph(name: str, graph: HostGraph, args, cold_rows, warm_rows, mem_rows)
     (sci, sci_it), sci_s = best_of(args.repeat, lambda: scipy_power(graph, args.tol))
     cold_rows.append([name, f"{n:,}", f"{e:,}", "scipy power iteration", "-", sci_it, f"{sci_s:.2f}",
                       f"{sci_s / ig_s:.2f}", f"{l1(sci, ref):.1e}"])
-    del sci, jac
+    del sci
+    summary = [name, f"{base.iterations}/{jac.iterations} = {base.iterations / jac.iterations:.2f}",
+               f"{times[1] / ig_s:.2f}", f"{min(times.values()) / ig_s:.2f} (P={min(times, key=times.get)})",
+               f"{max(errors):.1e}", f"{max(per_link):.1f}"]
+    del jac
     tracemalloc.start()
     pagerank(graph, alpha=ALPHA, tol=args.tol)
     peak = tracemalloc.get_traced_memory()[1]
@@ -143,12 +150,15 @@ def run_graph(name: str, graph: HostGraph, args, cold_rows, warm_rows, mem_rows)
     for row in mem_rows[-len(args.partitions) + 1:]:
         row.append("-")
     if args.no_warm:
+        target_rows.append(summary + ["-"])
         return
     for variant, changed in (("+1 % new hosts", add_hosts(graph)), ("1 % pages changed", change_pages(graph))):
         x0 = padded(base.r, changed.n_pages)
         for p in sorted({1, max(args.partitions)}):
             cold, cold_s = best_of(args.repeat, lambda: pagerank(changed, alpha=ALPHA, tol=args.tol, partitions=p))
             warm, warm_s = best_of(args.repeat, lambda: pagerank(changed, alpha=ALPHA, tol=args.tol, x0=x0, partitions=p))
+            if p == 1 and variant.startswith("+1"):
+                summary.append(f"{warm.iterations / cold.iterations:.2f} / {warm_s / cold_s:.2f}")
             warm_rows.append([name, variant, p, cold.iterations, f"{cold_s:.2f}", warm.iterations, f"{warm_s:.2f}",
                               f"{warm.solve_seconds:.2f}", f"{warm_s / cold_s:.2f}", f"{l1(warm.r, cold.r):.1e}"])
             print(f"  {variant} P={p}: cold {cold.iterations} it {cold_s:.2f}s, warm {warm.iterations} it "
@@ -157,6 +167,7 @@ def run_graph(name: str, graph: HostGraph, args, cold_rows, warm_rows, mem_rows)
         warm_rows.append([name, variant, "igraph (cold only)", "-", f"{ig_changed_s:.2f}", "-", "-", "-", "-", "-"])
         del changed
         gc.collect()
+    target_rows.append(summary)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -175,11 +186,12 @@ def main(argv: list[str] | None = None) -> None:
     cold_rows: list[list] = []
     warm_rows: list[list] = []
     mem_rows: list[list] = []
+    target_rows: list[list] = []
     graphs = [(f"synthetic {n:,}", lambda n=n: synthetic_web(n, seed=0)) for n in args.sizes]
     if args.crawl_graph:
         graphs.append((f"crawl {args.crawl_graph.name}", lambda: load_crawl_graph(args.crawl_graph)))
     for name, make in graphs:
-        run_graph(name, make(), args, cold_rows, warm_rows, mem_rows)
+        run_graph(name, make(), args, cold_rows, warm_rows, mem_rows, target_rows)
         gc.collect()
     cold = markdown_table(["graph", "pages", "links", "solver", "P", "iterations", "seconds", "× igraph",
                            "L1 to igraph"], cold_rows)
@@ -188,11 +200,15 @@ def main(argv: list[str] | None = None) -> None:
     mem = markdown_table(["graph", "P", "solver MiB", "bytes / link (arrays)", "inter-partition links",
                           "votes exchanged / iteration", "tracemalloc peak bytes / link (P=1, incl. build)"],
                          mem_rows)
+    targets = markdown_table(["graph", "GS / power iterations", "cold P=1 ÷ igraph (target ≤ 1)",
+                              "best P ÷ igraph", "max L1 to igraph (target ≤ 1e-6)", "max bytes / link (target ≤ 16)",
+                              "warm ÷ cold after +1 % hosts, P=1: iterations / seconds (target ≤ 0.2)"], target_rows)
     command = "python -m bench.pagerank " + " ".join(sys.argv[1:] if argv is None else argv)
     body = "\n\n".join([
         f"Command: `{command.strip()}` (alpha = {ALPHA}, tol = {args.tol:g} on the L1 change of the "
         f"normalised vector; best of {args.repeat}; numba compile excluded by a warm-up; igraph "
         "`Graph` construction excluded; shared 2-core machine, so timings are noisy).",
+        "**Against the targets**\n\n" + targets,
         "**Cold solve**\n\n" + cold,
         "**Warm re-solve** (x0 = last vector, new pages at their teleport share)\n\n" + warm,
         "**Solver memory**\n\n" + mem,
