@@ -153,7 +153,8 @@ def test_warm_start_after_new_hosts_needs_fewer_iterations() -> None:
 def test_edge_cases() -> None:
     empty = pagerank(HostGraph.from_edges([], [], []))
     assert empty.r.shape == (0,) and empty.iterations == 0
-    assert pagerank(HostGraph.from_edges([0, 0], [], [])).r.shape == (0,)
+    assert pagerank(HostGraph.from_edges([0, 0], [], []), partitions=2).r.shape == (0,)
+    assert pagerank(HostGraph.from_edges([1, 1], [0, 1], [1, 0]), partitions=2).r == pytest.approx([0.5, 0.5])
     assert pagerank(HostGraph.from_edges([1], [], [])).r.tolist() == [1.0]
     assert pagerank(HostGraph.from_edges([1], [0], [0])).r.tolist() == pytest.approx([1.0])
     no_edges = pagerank(HostGraph.from_edges([2, 0, 3], [], []), partitions=2)
