@@ -1,23 +1,41 @@
-"""The ``rankcrawl`` command: the root group, assembled from each package's commands."""
+"""The ``rankcrawl`` command: the root group, with each package's commands imported on first use.
+
+Lazy loading (click's documented ``LazyGroup`` pattern) keeps ``rankcrawl extract`` from
+importing numba, Scrapy and the ranker it does not need.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from rankcrawl.crawler.crawl_command import crawl
-from rankcrawl.crawler.demo import demo
-from rankcrawl.pipelines import cli as pipelines_cli
-from rankcrawl.ranker import cli as ranker_cli
+COMMANDS = {
+    "extract": "rankcrawl.pipelines.cli:extract",
+    "crawl": "rankcrawl.crawler.crawl_command:crawl",
+    "demo": "rankcrawl.crawler.demo:demo",
+    "ranker": "rankcrawl.ranker.cli:ranker",
+    "top": "rankcrawl.ranker.cli:top",
+    "rank": "rankcrawl.ranker.cli:rank",
+    "graph": "rankcrawl.ranker.cli:graph",
+    "ranks": "rankcrawl.ranker.cli:ranks",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands are ``module:attribute`` strings imported when invoked."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name].split(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rankcrawl")
 def main() -> None:
     """Focused Scrapy crawls with live PageRank over content links, stored in Redis."""
-
-
-for command in (*pipelines_cli.COMMANDS, *ranker_cli.COMMANDS):
-    main.add_command(command)
-
-main.add_command(crawl)
-main.add_command(demo)

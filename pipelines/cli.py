@@ -12,8 +12,6 @@ import click
 
 from rankcrawl.pipelines.analyze import analyze
 
-COMMANDS: list[click.Command] = []
-
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 
 
@@ -98,5 +96,3 @@ def extract(urls_from: str | None, url: str | None, paths: tuple[str, ...]) -> N
     if failed:
         raise SystemExit(1)
 
-
-COMMANDS.append(extract)

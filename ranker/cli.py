@@ -177,5 +177,3 @@ def rank(urls: tuple[str, ...], redis_url: str | None, key_prefix: str) -> None:
     if missing:
         sys.exit(1)
 
-
-COMMANDS: list[click.Command] = [graph, ranks, ranker, top, rank]
