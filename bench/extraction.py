@@ -203,6 +203,22 @@ def ratios(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> 
     return f"{default.tool} vs {against}: " + "; ".join(parts)
 
 
+def by_page_type(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> str:
+    """Markdown: word F1 and content-link F1 per WCXB page type, rankcrawl (default) against ``against``."""
+    default, peer = runs[1], next(r for r in runs if r.tool == against)
+    rows = []
+    for kind in sorted({p.page_type or "?" for p in pages}):
+        subset = [p for p in pages if (p.page_type or "?") == kind]
+        ours, theirs = score(default, subset), score(peer, subset)
+        rows.append([kind, len(subset), ours.words.f1, theirs.words.f1,
+                     ours.links.micro().f1 if ours.links else "n/a",
+                     theirs.links.micro().f1 if theirs.links else "n/a",
+                     sum(len(p.gold_links or ()) for p in subset)])
+    headers = ["page type", "pages", f"word F1 {default.tool}", f"word F1 {against}",
+               f"link F1 {default.tool}", f"link F1 {against}", "gold links"]
+    return markdown_table(headers, rows)
+
+
 @click.command()
 @click.option("--dataset", type=click.Choice(["wcxb-dev", "l3s-gn1", "both"]), default="both", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N pages per dataset (quick runs; no report written).")
@@ -218,8 +234,9 @@ def main(dataset: str, limit: int | None) -> None:
         t, md = table("WCXB-dev held-out", runs, pages)
         console.print(t)
         line = ratios(runs, pages)
-        console.print(line)
-        sections.append(md + "\n\n" + line)
+        types = by_page_type(runs, pages)
+        console.print(line, types, sep="\n\n")
+        sections.append(md + "\n\n" + line + "\n\nBy WCXB page type (held-out):\n\n" + types)
     if dataset in ("l3s-gn1", "both"):
         pages = load("l3s-gn1", "all", limit=limit)
         runs = evaluate(pages)
