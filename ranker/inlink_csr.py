@@ -12,6 +12,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from numba import njit
+
 from rankcrawl.ranker.hostgraph import HostGraph
 
 INDEX_LIMIT = np.iinfo(np.int32).max
@@ -71,12 +73,24 @@ class PartitionedLinks:
         return out
 
 
+@njit(cache=True)
+def _scatter(target, source, weight, indptr, out_src, out_weight):  # pragma: no cover - compiled
+    """Counting-sort scatter: links into their target's slot of the CSR, in input order."""
+    fill = indptr[:-1].copy()
+    for k in range(target.shape[0]):
+        j = fill[target[k]]
+        out_src[j] = source[k]
+        out_weight[j] = weight[k]
+        fill[target[k]] = j + 1
+
+
 def _in_link_csr(target: np.ndarray, source: np.ndarray, weight: np.ndarray, n: int):
-    """(indptr, src, weight) of the in-link CSR for edges source → target (int32 labels)."""
-    order = np.argsort(target, kind="stable")
+    """(indptr, src int32, weight float32) of the in-link CSR for edges source → target."""
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(target, minlength=n), out=indptr[1:])
-    return indptr, source[order], weight[order]
+    src, w = np.empty(len(target), dtype=np.int32), np.empty(len(target), dtype=np.float32)
+    _scatter(target, source, weight, indptr, src, w)
+    return indptr, src, w
 
 
 def build_links(graph: HostGraph, host_partition: np.ndarray) -> PartitionedLinks:
@@ -96,7 +110,7 @@ def build_links(graph: HostGraph, host_partition: np.ndarray) -> PartitionedLink
         vote_target=np.empty(0, dtype=np.int32),
     )
     if n_parts == 1:
-        indptr, src, w = _in_link_csr(graph.dst.astype(np.int32), graph.src.astype(np.int32), weight, n)
+        indptr, src, w = _in_link_csr(graph.dst, graph.src, weight, n)
         part_ptr = np.array([0, n], dtype=np.int64)
         return PartitionedLinks(None, part_ptr, indptr, src, w, inv_out=inv_out, **empty_votes)
 

@@ -8,7 +8,7 @@ import pytest
 
 from rankcrawl.ranker.hostgraph import HostGraph
 from rankcrawl.ranker.inlink_csr import build_links
-from rankcrawl.ranker.partitioned_pagerank import pagerank, power_iteration
+from rankcrawl.ranker.partitioned_pagerank import WARM_ACCURACY, pagerank, power_iteration, warm_pagerank
 from rankcrawl.ranker.partitions import assign_partitions
 
 ALPHA = 0.85
@@ -227,3 +227,97 @@ def test_solver_structure_is_compact() -> None:
         assert links.n_links == len(src)
         assert links.src.dtype == np.int32 and links.weight.dtype == np.float32
         assert pagerank(graph, partitions=p).bytes_per_link <= 16
+
+
+def grown_graph(old: HostGraph, seed: int = 1) -> HostGraph:
+    """``old`` plus two new hosts linked both ways to the old ones."""
+    rng = np.random.default_rng(seed)
+    new_sizes = np.array([4, 3])
+    n_old, n_new = old.n_pages, int(new_sizes.sum())
+    new_src = np.arange(n_old, n_old + n_new).repeat(2)
+    new_dst = np.concatenate([rng.integers(n_old, n_old + n_new, n_new), rng.integers(0, n_old, n_new)])
+    links_in = rng.integers(0, n_old, 3)
+    return HostGraph.from_edges(
+        np.concatenate([np.diff(old.host_offsets), new_sizes]),
+        np.concatenate([old.src, new_src, links_in]),
+        np.concatenate([old.dst, new_dst, np.full(3, n_old)]),
+        np.concatenate([old.weight, np.ones(len(new_src) + 3, dtype=np.float32)]),
+    )
+
+
+def changed_pages(graph: HostGraph, pages: list[int]) -> HostGraph:
+    """``graph`` with the out-links of ``pages`` pointed at page 0 of their own host."""
+    host = graph.host_of_page
+    moved = np.isin(graph.src, pages)
+    dst = np.where(moved, graph.host_offsets[host[graph.src]], graph.dst)
+    return HostGraph(graph.host_ids, graph.host_offsets, graph.src, dst, graph.weight)
+
+
+def assert_certified_equal_to_cold(graph: HostGraph, x0: np.ndarray, v: np.ndarray | None = None,
+                                   partitions: int = 1):
+    cold = pagerank(graph, tol=1e-13, v=v, partitions=partitions)
+    warm = warm_pagerank(graph, x0=x0, tol=1e-12, v=v, partitions=partitions)
+    assert warm.method == "local" and warm.converged
+    assert warm.error_bound <= WARM_ACCURACY * 1e-12
+    assert l1(warm.r, cold.r) <= 1e-9
+    assert l1(warm.r, cold.r) <= warm.error_bound + 1e-12  # the certificate holds
+    assert warm.r.sum() == pytest.approx(1.0, abs=1e-12)
+    return warm
+
+
+def test_warm_pagerank_after_new_hosts() -> None:
+    old = host_graph(10, n_hosts=30, intra=0.95)
+    grown = grown_graph(old)
+    x0 = np.concatenate([pagerank(old, tol=1e-12).r, np.full(7, 1.0 / grown.n_pages)])
+    assert_certified_equal_to_cold(grown, x0)
+
+
+def test_warm_pagerank_after_changed_pages() -> None:
+    graph = host_graph(13, n_hosts=30, intra=0.95)
+    x0 = pagerank(graph, tol=1e-12).r
+    assert_certified_equal_to_cold(changed_pages(graph, [3, 40]), x0)
+
+
+def test_warm_pagerank_with_biasing_set_and_partitions() -> None:
+    old = host_graph(14, n_hosts=30, intra=0.95)
+    grown = grown_graph(old)
+    v_old = np.zeros(old.n_pages)
+    v_old[[0, 5, 9]] = 1.0
+    x0 = np.concatenate([pagerank(old, v=v_old, tol=1e-12).r, np.zeros(7)])
+    v = np.concatenate([v_old, np.zeros(7)])
+    warm = assert_certified_equal_to_cold(grown, x0 + 1e-300, v=v, partitions=3)
+    assert warm.partitions == 3 and len(warm.assignment) == grown.n_hosts
+
+
+def test_warm_pagerank_sweeps_only_hosts_holding_residual() -> None:
+    hosts = 40
+    sizes = np.full(hosts, 30)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    rng = np.random.default_rng(15)
+    src = np.arange(offsets[-1]).repeat(3)
+    host = src // 30
+    dst = offsets[host] + rng.integers(0, 30, len(src))
+    chain = np.arange(0, hosts - 1) * 30  # one inter-host link per host: a chain of hosts
+    graph = HostGraph.from_edges(sizes, np.concatenate([src, chain]), np.concatenate([dst, chain + 30]))
+    x0 = pagerank(graph, tol=1e-13).r
+    changed = changed_pages(graph, [int(offsets[hosts - 2]) + 1])  # a page near the chain's end
+    warm = assert_certified_equal_to_cold(changed, x0)
+    assert 0 < warm.hosts_swept < hosts // 4
+    assert warm.sweep_equivalents < 2
+
+
+def test_warm_pagerank_on_unchanged_graph_sweeps_nothing() -> None:
+    graph = host_graph(16, n_hosts=20)
+    cold = pagerank(graph, tol=1e-13)
+    warm = warm_pagerank(graph, x0=cold.r, tol=1e-12)
+    assert warm.iterations == 0 and warm.hosts_swept == 0 and warm.converged
+    assert l1(warm.r, cold.r) <= 1e-12
+
+
+def test_warm_pagerank_edge_cases_and_bad_input() -> None:
+    assert warm_pagerank(HostGraph.from_edges([], [], []), x0=np.zeros(0)).r.shape == (0,)
+    graph = HostGraph.from_edges([2], [0], [1])
+    with pytest.raises(ValueError, match="one entry per page"):
+        warm_pagerank(graph, x0=[1.0])
+    with pytest.raises(ValueError, match="positive mass"):
+        warm_pagerank(graph, x0=[0.0, 0.0])
