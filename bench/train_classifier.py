@@ -32,15 +32,17 @@ from sklearn.ensemble import GradientBoostingClassifier
 
 from bench.datasets import DATA, Page, load
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.document import TextBlock
+from rankcrawl.pipelines.document import Document, TextBlock
 from rankcrawl.pipelines.trained_classifier import ALL_FEATURES, TreeEnsemble, trained_features
 
 MODEL = Path(__file__).resolve().parents[1] / "pipelines" / "models" / "trained.json"
 WORD = re.compile(r"\w+")
 COVERED_SHARE = 0.5
-GRID = ({"n_estimators": 150, "max_depth": 3}, {"n_estimators": 150, "max_depth": 4},
-        {"n_estimators": 300, "max_depth": 3})
+GRID = ({"n_estimators": 150, "max_depth": 4}, {"n_estimators": 200, "max_depth": 5})
 THRESHOLDS = np.round(np.arange(0.2, 0.71, 0.05), 2)
+TRAINING_CLASSIFIER = "numwords"
+"""Any model-free classifier: the blocks and their features do not depend on it, and the shipped
+model may not match the features being trained."""
 
 
 @dataclass
@@ -78,9 +80,9 @@ def block_labels(tokens: list[list[str]], gold_text: str) -> tuple[np.ndarray, n
     return share >= COVERED_SHARE, share
 
 
-def page_data(page: Page) -> PageData | None:
-    """Features/labels of one page (None when it has no block)."""
-    doc = analyze(page.html_text(), url=page.url)
+def page_data(page: Page, doc: Document | None = None) -> PageData | None:
+    """Features/labels of one page (None when it has no block); ``doc``: its analysis, if done."""
+    doc = doc or analyze(page.html_text(), url=page.url, classifier=TRAINING_CLASSIFIER)
     if not doc.blocks:
         return None
     tokens = block_tokens(doc.blocks)
@@ -136,7 +138,8 @@ def cross_validate(pages: list[PageData], folds: int) -> list[tuple[float, dict,
     return results
 
 
-def export(model: GradientBoostingClassifier, threshold: float, meta: dict) -> dict:
+def export(model: GradientBoostingClassifier, threshold: float, meta: dict, name: str = "trained",
+           features: tuple[str, ...] = ALL_FEATURES) -> dict:
     """The fitted ensemble as flat JSON arrays, checked against scikit-learn's own decision."""
     feature, thr, left, right, value, roots = [], [], [], [], [], []
     depth = 0
@@ -153,8 +156,8 @@ def export(model: GradientBoostingClassifier, threshold: float, meta: dict) -> d
         value += tree.value[:, 0, 0].tolist()
     prior = model.init_.class_prior_[1]
     return {
-        "name": "trained",
-        "features": list(ALL_FEATURES),
+        "name": name,
+        "features": list(features),
         "bias": float(np.log(prior / (1 - prior))),
         "learning_rate": model.learning_rate,
         "threshold": threshold,

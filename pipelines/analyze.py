@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.blocks import atomic_blocks
-from rankcrawl.pipelines.classifiers import Classifier, classify
+from rankcrawl.pipelines.classifiers import DEFAULT_CLASSIFIER, Classifier, classify
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import Document, TextBlock
+from rankcrawl.pipelines.link_classifier import content_anchors
 from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.parsing import parse_html
+from rankcrawl.pipelines.trained_classifier import decide, trained_proba
 
 DEFAULT_MAX_PAGE_BYTES = 5_000_000
 """Pages larger than this are cut (bytes; characters for ``str`` input) and flagged ``truncated``."""
@@ -40,7 +42,11 @@ def analyze(
     fusion: str = DEFAULT_FUSION,
     max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
 ) -> Document:
-    """Analyse one page. ``classifier``: a name (``"numwords"``, ``"numwords+largest"`` …) or callable."""
+    """Analyse one page. ``classifier``: a name (``"numwords"``, ``"numwords+largest"`` …) or callable.
+
+    With ``"trained"`` (the default) each anchor also gets the per-link content decision
+    (``link_classifier``), which ``doc.links`` follows instead of the block's flag.
+    """
     truncated = len(html) > max_bytes
     if truncated:
         html = html[:max_bytes]
@@ -52,7 +58,15 @@ def analyze(
     blocks = block_fusion(atomic, fusion)
     set_positions(blocks)
     title = page_title(root)
-    for b, is_content in zip(blocks, classify(blocks, classifier, title)):
+    link_content = None
+    if (classifier or DEFAULT_CLASSIFIER) == "trained":
+        proba = trained_proba(blocks)
+        flags = decide(proba)
+        link_content = content_anchors(blocks, proba, url)
+    else:
+        flags = classify(blocks, classifier, title)
+    for b, is_content in zip(blocks, flags):
         b.is_content = bool(is_content)
     return Document(url=url, title=title, blocks=blocks, root=root, encoding=used, truncated=truncated,
-                    orphan_anchors=orphans, make_links=link_maker(root, url))
+                    orphan_anchors=orphans, make_links=link_maker(root, url), link_content=link_content,
+                    content_basis=[b.is_content for b in blocks] if link_content is not None else None)

@@ -30,13 +30,17 @@ def text_stats(text: str) -> tuple[int, int, int, int, int]:
 
 @dataclass(eq=False, slots=True)
 class Link:
-    """An anchor: normalised absolute ``url``, anchor ``text``, ``weight``, index of its ``block``."""
+    """An anchor: normalised absolute ``url``, anchor ``text``, ``weight``, index of its ``block``.
+
+    ``is_content``: the per-link content decision (``link_classifier``); None = its block decides.
+    """
 
     url: str
     text: str
     weight: float = 1.0
     block: int = -1
     element: Any = field(default=None, repr=False)
+    is_content: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"url": self.url, "text": self.text, "weight": self.weight}
@@ -106,7 +110,8 @@ LinkMaker = Callable[[list[Any], int], list[Link]]
 
 @dataclass(eq=False)
 class Document:
-    """An analysed page. ``links`` follow the blocks' ``is_content`` flags and link weights live.
+    """An analysed page. ``links`` follow the per-link decisions (``link_content``, made when the
+    blocks' ``is_content`` flags were ``content_basis``) or the blocks' flags, and link weights live.
 
     Links are resolved lazily (URL normalisation is the costliest step of analysis) and then kept
     on their blocks, so weights set on them stay.
@@ -120,6 +125,8 @@ class Document:
     truncated: bool = False
     orphan_anchors: list[Any] = field(default_factory=list, repr=False)
     make_links: LinkMaker | None = field(default=None, repr=False)
+    link_content: dict[Any, bool] | None = field(default=None, repr=False)
+    content_basis: list[bool] | None = field(default=None, repr=False)
     _orphan_links: list[Link] | None = field(default=None, repr=False)
 
     def block_links(self, index: int) -> list[Link]:
@@ -127,6 +134,9 @@ class Document:
         b = self.blocks[index]
         if b.links is None:
             b.links = self.make_links(b.anchors, index) if self.make_links else []
+            if self.link_content is not None:
+                for link in b.links:
+                    link.is_content = self.link_content.get(link.element)
         return b.links
 
     @property
@@ -134,10 +144,21 @@ class Document:
         """Main text: the content blocks, a blank line between blocks."""
         return "\n\n".join(b.text for b in self.blocks if b.is_content)
 
+    def is_content_link(self, link: Link) -> bool:
+        """Whether ``link`` is a content link: its own decision, unless there is none or its block's
+        ``is_content`` was changed after analysis (``content_basis``), then its block's flag."""
+        if link.block < 0:
+            return False
+        b = self.blocks[link.block]
+        basis = self.content_basis
+        if link.is_content is None or (basis is not None and basis[link.block] != b.is_content):
+            return b.is_content
+        return link.is_content
+
     @property
     def links(self) -> list[Link]:
-        """Links inside content blocks, in document order."""
-        return [link for i, b in enumerate(self.blocks) if b.is_content for link in self.block_links(i)]
+        """Content links (``is_content_link``) in document order."""
+        return [link for i in range(len(self.blocks)) for link in self.block_links(i) if self.is_content_link(link)]
 
     @property
     def all_links(self) -> list[Link]:

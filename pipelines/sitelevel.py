@@ -77,7 +77,8 @@ def page_record(doc: Any) -> dict[str, Any]:
         "lb": [digest("/".join(b.path)) for b in blocks],
         "tm": [list(dict.fromkeys(tokens(b.text)))[:MAX_TERMS] for b in blocks],
         "ct": [bool(b.is_content) for b in blocks],
-        "ln": [[link.url, link.text, link.block, owner.get(link.element)] for link in doc.all_links],
+        "ln": [[link.url, link.text, link.block, owner.get(link.element), doc.is_content_link(link)]
+               for link in doc.all_links],
         "lx": position_tfs(doc.title or "", doc.text),
         "nd": [str(v) for v in fingerprints(segment)],
         "dup": None,
@@ -144,11 +145,12 @@ class SiteAnalyzer:
         edges: dict[str, float] = defaultdict(float)
         link_weights: list[float] = []
         template_links: list[int] = []
-        for j, (target, anchor, b, owner) in enumerate(rec["ln"]):
+        for j, (target, anchor, b, owner, *flag) in enumerate(rec["ln"]):
             in_template = owner in tmpl or link_lists.get(owner) in tmpl or b in template_blocks
             if in_template:
                 template_links.append(j)
-            dropped = (self.scope == "content" and (b < 0 or not content[b] or in_template)) or (
+            is_content = b >= 0 and (flag[0] if flag else content[b])
+            dropped = (self.scope == "content" and (not is_content or in_template)) or (
                 self.scope == "non-template" and in_template) or bool(rec["dup"])
             w = None if dropped else self._weight(url, rec, target, anchor, b, weights)
             link_weights.append(w or 0.0)
@@ -213,5 +215,8 @@ class SiteAnalyzer:
     def _apply(self, doc: Any, rec: dict[str, Any], decision: SiteDecision) -> None:
         for i in decision.template_blocks:
             doc.blocks[i].is_content = False
-        for link, w in zip(doc.all_links, decision.link_weights):
+        links = doc.all_links
+        for j in decision.template_links:
+            links[j].is_content = False
+        for link, w in zip(links, decision.link_weights):
             link.weight = w

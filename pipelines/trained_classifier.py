@@ -9,6 +9,7 @@ feature names, bias, learning rate, threshold). Features: ``feature_matrix`` (Ko
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -30,9 +31,14 @@ PAGE_FEATURES: tuple[str, ...] = (
     "window_words",           # log(1 + words) over the same window
     "page_link_density",      # linked words / words of the whole page
     "log_page_blocks",        # log(1 + number of blocks)
+    "log_same_path",          # log(1 + other blocks with the same index-free DOM path: list items, cards)
+    "same_path_words_share",  # words of the blocks sharing that path / page words
+    "same_path_link_density", # linked words / words over the blocks sharing that path
+    "shared_path_region",     # common prefix with the main region's index-free path / its depth
 )
 ALL_FEATURES: tuple[str, ...] = FEATURE_NAMES + PAGE_FEATURES
 WINDOW = 2
+INDEX = re.compile(r"\[\d+\]")
 
 
 def _common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
@@ -49,6 +55,28 @@ def _window_sum(values: np.ndarray) -> np.ndarray:
     c = np.concatenate([[0.0], np.cumsum(values)])
     i = np.arange(values.size)
     return c[np.minimum(i + WINDOW + 1, values.size)] - c[np.maximum(i - WINDOW, 0)]
+
+
+def region_features(blocks: list[TextBlock], words: np.ndarray, linked: np.ndarray) -> np.ndarray:
+    """float64[n, 4]: the repeated structure a block belongs to (the last four ``PAGE_FEATURES``).
+
+    A region is the set of blocks sharing one DOM path with the sibling indices removed (the
+    items of a list or a grid of cards; the paragraphs of an article body); the main region is
+    the one with the most words.
+    """
+    keys = [tuple(INDEX.sub("", label) for label in b.path) for b in blocks]
+    ids: dict[tuple[str, ...], int] = {}
+    group = np.array([ids.setdefault(k, len(ids)) for k in keys], dtype=np.int64)
+    size = np.bincount(group)
+    g_words, g_linked = np.bincount(group, words), np.bincount(group, linked)
+    main = list(ids)[int(np.argmax(g_words))]
+    shared = np.array([_common_prefix(k, main) for k in keys], dtype=np.float64)
+    return np.column_stack([
+        np.log(size[group]),
+        g_words[group] / words.sum(),
+        g_linked[group] / g_words[group],
+        shared / max(len(main), 1),
+    ])
 
 
 def page_features(blocks: list[TextBlock]) -> np.ndarray:
@@ -74,6 +102,7 @@ def page_features(blocks: list[TextBlock]) -> np.ndarray:
         np.log1p(win_words),
         np.full(n, linked.sum() / total),
         np.full(n, np.log1p(n)),
+        region_features(blocks, words, linked),
     ])
 
 
@@ -135,13 +164,20 @@ class TreeEnsemble:
 
 
 @lru_cache(maxsize=4)
-def load_model(name: str = "trained") -> TreeEnsemble:
-    """The shipped model ``models/<name>.json``; its feature list must match this code's."""
+def load_model(name: str = "trained", features: tuple[str, ...] = ALL_FEATURES) -> TreeEnsemble:
+    """The shipped model ``models/<name>.json``; its feature list must equal ``features``."""
     text = files("rankcrawl.pipelines").joinpath("models", f"{name}.json").read_text(encoding="utf-8")
     model = TreeEnsemble.from_json(json.loads(text))
-    if model.features != ALL_FEATURES:
-        raise ValueError(f"model {name!r} was trained on other features; retrain with bench/train_classifier.py")
+    if model.features != features:
+        raise ValueError(f"model {name!r} was trained on other features; retrain it (bench/train_*.py)")
     return model
+
+
+def trained_proba(blocks: list[TextBlock]) -> np.ndarray:
+    """float64[n]: P(content) of each block by the shipped block model."""
+    if not blocks:
+        return np.zeros(0)
+    return load_model().proba(trained_features(blocks))
 
 
 def trained(blocks: list[TextBlock]) -> np.ndarray:
@@ -150,12 +186,13 @@ def trained(blocks: list[TextBlock]) -> np.ndarray:
     When no block reaches the threshold, the most probable block is kept (every page has a main
     content; this covers pages unlike the training data, e.g. one huge block).
     """
-    if not blocks:
-        return np.zeros(0, dtype=bool)
-    model = load_model()
-    proba = model.proba(trained_features(blocks))
-    keep = proba >= model.threshold_proba
-    if not keep.any():
+    return decide(trained_proba(blocks))
+
+
+def decide(proba: np.ndarray) -> np.ndarray:
+    """bool[n]: ``proba`` ≥ the shipped model's threshold, else (none passing) the most probable block."""
+    keep = proba >= load_model().threshold_proba
+    if proba.size and not keep.any():
         keep[int(np.argmax(proba))] = True
     return keep
 

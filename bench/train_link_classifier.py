@@ -1,0 +1,175 @@
+"""Train the content-link decision on the TRAIN split of WCXB-dev only; write pipelines/models/links.json.
+
+    python -m bench.train_link_classifier [--limit N] [--folds 3]
+
+Rows: every anchor of a block whose href resolves to an http(s) URL (``analyze``, as at
+inference); features ``LINK_FEATURES``; label = the anchor's URL, normalised as
+``bench.metrics.normalize_link``, is among the page's gold content links.
+
+The block probabilities among the features are out-of-fold: the shipped block model was fitted
+on these very pages, so its in-sample probabilities are better than anything it gives a new
+page, and a link model trained on them would trust them too much. Each fold's pages get the
+probabilities of a block model (the shipped model's parameters, ``bench.train_classifier.fit``)
+fitted on the other folds plus the L3S-GN1 train pages.
+
+Scoring is the benchmark's: a page predicts the set of URLs of its kept anchors; the micro
+content-link F1 over pages is what cross-validation (the same page-grouped folds) maximises over
+the small grid × probability thresholds. Then the model is refit on the whole train split.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import date
+from importlib.metadata import version
+from pathlib import Path
+
+import click
+import numpy as np
+from sklearn.ensemble import GradientBoostingClassifier
+
+from bench.datasets import DATA, Page, load
+from bench.metrics import normalize_link
+from bench.train_classifier import MODEL as BLOCK_MODEL
+from bench.train_classifier import TRAINING_CLASSIFIER, export, page_data
+from bench.train_classifier import fit as fit_blocks
+from rankcrawl.pipelines import analyze
+from rankcrawl.pipelines.document import Document
+from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
+from rankcrawl.pipelines.trained_classifier import TreeEnsemble
+
+MODEL = BLOCK_MODEL.parent / "links.json"
+GRID = ({"n_estimators": 150, "max_depth": 3}, {"n_estimators": 150, "max_depth": 4})
+THRESHOLDS = np.round(np.arange(0.2, 0.71, 0.05), 2)
+
+
+@dataclass
+class PageLinks:
+    """One page's anchors: features, labels, URLs; gold URLs and the block decision's own links."""
+
+    x: np.ndarray
+    y: np.ndarray
+    urls: list[str]
+    gold: set[str]
+    baseline: set[str]
+
+
+def page_links(page: Page, doc: Document, proba: np.ndarray, threshold: float) -> PageLinks | None:
+    """Anchor rows of one page given its blocks' P(content) (None without a resolvable anchor)."""
+    x = link_features(doc.blocks, proba, page.url)
+    keep_block = proba >= threshold
+    if not keep_block.any():
+        keep_block[int(np.argmax(proba))] = True
+    rows, urls, baseline = [], [], set()
+    row = 0
+    for i, b in enumerate(doc.blocks):
+        for el in b.anchors:
+            link = doc.make_links([el], i) if doc.make_links else []
+            if link:
+                rows.append(row)
+                urls.append(normalize_link(link[0].url))
+                if keep_block[i]:
+                    baseline.add(urls[-1])
+            row += 1
+    if not urls:
+        return None
+    gold = {normalize_link(u) for u in page.gold_links or ()}
+    return PageLinks(x[rows], np.array([u in gold for u in urls]), urls, gold, baseline)
+
+
+def micro_f1(pages: list[PageLinks], predicted: list[set[str]]) -> tuple[float, float, float]:
+    """(P, R, F1) of the summed per-page URL-set outcomes."""
+    tp = sum(len(p & q.gold) for p, q in zip(predicted, pages))
+    fp = sum(len(p - q.gold) for p, q in zip(predicted, pages))
+    fn = sum(len(q.gold - p) for p, q in zip(predicted, pages))
+    return tp / max(tp + fp, 1), tp / max(tp + fn, 1), 2 * tp / max(2 * tp + fp + fn, 1)
+
+
+def kept(page: PageLinks, proba: np.ndarray, threshold: float) -> set[str]:
+    return {u for u, p in zip(page.urls, proba) if p >= threshold}
+
+
+def fit(pages: list[PageLinks], params: dict) -> GradientBoostingClassifier:
+    x = np.vstack([p.x for p in pages])
+    y = np.concatenate([p.y for p in pages])
+    model = GradientBoostingClassifier(learning_rate=0.1, subsample=0.8, random_state=0, **params)
+    return model.fit(x, y)
+
+
+def out_of_fold_pages(pages: list[Page], folds: int, limit: int | None) -> list[PageLinks]:
+    """Link rows of the WCXB train pages with out-of-fold block probabilities."""
+    shipped = json.loads(BLOCK_MODEL.read_text())
+    params = {k: v for k, v in shipped["training"]["params"].items() if k in ("n_estimators", "max_depth")}
+    docs = [analyze(p.html_text(), url=p.url, classifier=TRAINING_CLASSIFIER) for p in pages]
+    blocks = [page_data(p, d) for p, d in zip(pages, docs)]
+    extra = [d for d in map(page_data, load("l3s-gn1", "train", limit=limit)) if d is not None]
+    fold_of = np.arange(len(pages)) % folds
+    out: list[PageLinks | None] = [None] * len(pages)
+    for k in range(folds):
+        model = fit_blocks([b for b, f in zip(blocks, fold_of) if f != k and b is not None] + extra, params)
+        for j in np.flatnonzero(fold_of == k):
+            if blocks[j] is not None:
+                proba = model.predict_proba(blocks[j].x)[:, 1]
+                out[j] = page_links(pages[j], docs[j], proba, shipped["threshold"])
+        click.echo(f"  out-of-fold block probabilities: fold {k + 1}/{folds} done")
+    return [p for p in out if p is not None]
+
+
+def cross_validate(pages: list[PageLinks], folds: int) -> list[tuple[float, dict, float]]:
+    """(micro link F1, params, threshold) for every grid point × threshold, page-grouped folds."""
+    fold_of = np.arange(len(pages)) % folds
+    results = []
+    for params in GRID:
+        preds: dict[float, list[set[str]]] = {t: [set()] * len(pages) for t in THRESHOLDS}
+        for k in range(folds):
+            model = fit([p for p, f in zip(pages, fold_of) if f != k], params)
+            for j in np.flatnonzero(fold_of == k):
+                proba = model.predict_proba(pages[j].x)[:, 1]
+                for t in THRESHOLDS:
+                    preds[t][j] = kept(pages[j], proba, t)
+        for t in THRESHOLDS:
+            results.append((micro_f1(pages, preds[t])[2], params, float(t)))
+        best = max(r for r in results if r[1] is params)
+        click.echo(f"  cv {params}: best micro link F1 {best[0]:.4f} at threshold {best[2]}")
+    return results
+
+
+@click.command()
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N train pages per dataset.")
+@click.option("--folds", type=click.IntRange(min=2), default=3, show_default=True)
+def main(limit: int | None, folds: int) -> None:
+    """Fit on the train split, choose by cross-validation, write the model JSON."""
+    if not DATA.exists():
+        raise click.ClickException(f"training data not found at {DATA}")
+    start = time.perf_counter()
+    train = [p for p in load("wcxb-dev", "train", limit=limit) if p.gold_links is not None]
+    pages = out_of_fold_pages(train, folds, limit)
+    n_rows = sum(len(p.y) for p in pages)
+    reachable = sum(len(p.gold & set(p.urls)) for p in pages) / max(sum(len(p.gold) for p in pages), 1)
+    click.echo(f"{len(pages)} train pages, {n_rows} anchors, {np.mean(np.concatenate([p.y for p in pages])):.1%} "
+               f"content; gold links among block anchors {reachable:.1%} ({time.perf_counter() - start:.0f} s)")
+    click.echo("links of the content blocks (out-of-fold block model): P %.4f R %.4f F1 %.4f"
+               % micro_f1(pages, [p.baseline for p in pages]))
+    score, params, threshold = max(cross_validate(pages, folds), key=lambda r: r[0])
+    model = fit(pages, params)
+    meta = {
+        "data": "train split of ../shared/data/wcxb-dev (bench/datasets.py: SHA-1(dataset:id) mod 100 < 70)",
+        "pages": len(pages), "anchors": n_rows, "date": date.today().isoformat(),
+        "sklearn": version("scikit-learn"), "params": {**params, "learning_rate": 0.1, "subsample": 0.8},
+        "cv_folds": folds, "cv_micro_link_f1": round(score, 4), "block_probabilities": "out-of-fold",
+        "labels": "anchor URL in the gold content links (bench.metrics.normalize_link)",
+    }
+    data = export(model, threshold, meta, name="links", features=LINK_FEATURES)
+    check = np.vstack([p.x for p in pages[:50]])
+    gap = float(np.abs(TreeEnsemble.from_json(data).decision(check) - model.decision_function(check)).max())
+    if gap > 1e-9:
+        raise click.ClickException(f"exported trees disagree with scikit-learn (max gap {gap:.3g}); not written")
+    MODEL.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    click.echo(f"cv micro link F1 {score:.4f} with {params}, threshold {threshold}; wrote {MODEL} "
+               f"({MODEL.stat().st_size // 1024} KiB, {time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Per-link content decision: href/list features, Document.links precedence, the shipped model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rankcrawl.pipelines import analyze
+from rankcrawl.pipelines.document import Document, Link, TextBlock
+from rankcrawl.pipelines.link_features import LINK_FEATURES, href_features, link_features
+from rankcrawl.pipelines.trained_classifier import load_model, trained_proba
+
+SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
+
+
+def page(body_link: str = "") -> str:
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(8))
+    paras = "".join(f"<p>{SENTENCE * 3} {body_link if i == 1 else ''}</p>" for i in range(4))
+    return (f"<html><head><title>Fox</title></head><body><ul class='menu'>{nav}</ul>"
+            f"<div class='article'><h1>Fox jumps again</h1>{paras}</div>"
+            f"<div class='footer'><a href='#top'>Top</a> <a href='https://social.example/share'>Share</a>"
+            f"</div></body></html>")
+
+
+def column(name: str) -> int:
+    return LINK_FEATURES.index(name)
+
+
+def test_href_features() -> None:
+    assert href_features("#top", "news.example", "/a") == (1.0, 0.0, 0.0, 0.0, 1.0)
+    assert href_features("https://WWW.News.example/x/y?q=1", "news.example", "/a") == (0.0, 0.0, 2.0, 1.0, 0.0)
+    assert href_features("//other.example/p/", "news.example", "/a") == (0.0, 1.0, 1.0, 0.0, 0.0)
+    assert href_features("/a/", "news.example", "/a") == (0.0, 0.0, 1.0, 0.0, 1.0)
+    assert href_features("http://[bad", "news.example", "/a") == (0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def test_link_features_rows_follow_block_anchors() -> None:
+    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a", classifier="numwords")
+    proba = trained_proba(doc.blocks)
+    x = link_features(doc.blocks, proba, doc.url)
+    anchors = [el for b in doc.blocks for el in b.anchors]
+    assert x.shape == (len(anchors), len(LINK_FEATURES)) and np.isfinite(x).all()
+    hrefs = [el.get("href") for el in anchors]
+    menu, story, top, share = (hrefs.index(h) for h in ("/section/0", "/story/2", "#top", "https://social.example/share"))
+    assert x[menu, column("list_siblings")] == pytest.approx(np.log1p(8))
+    assert x[story, column("list_siblings")] == pytest.approx(np.log1p(4))   # four <p> in the article
+    assert x[top, column("href_fragment")] == 1.0 and x[share, column("href_other_host")] == 1.0
+    assert x[story, column("anchor_log_words")] == pytest.approx(np.log1p(3))
+    assert x[story, column("p_block")] > x[menu, column("p_block")]
+
+
+def test_no_anchor_no_rows() -> None:
+    doc = analyze("<p>" + SENTENCE + "</p>", classifier="numwords")
+    assert link_features(doc.blocks, trained_proba(doc.blocks), None).shape == (0, len(LINK_FEATURES))
+
+
+def test_shipped_model_keeps_body_links_and_drops_navigation() -> None:
+    assert load_model("links", LINK_FEATURES).features == LINK_FEATURES
+    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a")
+    assert doc.link_content is not None
+    urls = [link.url for link in doc.links]
+    assert "http://news.example/story/2" in urls
+    assert not any("/section/" in u for u in urls)
+
+
+def test_other_classifiers_keep_block_decisions() -> None:
+    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a", classifier="numwords")
+    assert doc.link_content is None and all(link.is_content is None for link in doc.all_links)
+    assert all(doc.blocks[link.block].is_content for link in doc.links)
+
+
+def block(text: str, anchors: list) -> TextBlock:
+    return TextBlock(text=text, n_words=len(text.split()), n_linked_words=0, n_lines=1, last_line_words=1,
+                     tag="p", path=("p[1]",), anchors=anchors)
+
+
+def document(flags: list[bool], decisions: list[bool]) -> Document:
+    anchors = [object() for _ in flags]
+    blocks = [block(f"block {i}", [a]) for i, a in enumerate(anchors)]
+    for b, f in zip(blocks, flags):
+        b.is_content = f
+
+    def make(elements: list, i: int) -> list[Link]:
+        return [Link(url=f"http://h.example/{i}", text="", block=i, element=el) for el in elements]
+
+    return Document(url=None, title="", blocks=blocks, make_links=make,
+                    link_content=dict(zip(anchors, decisions)), content_basis=list(flags))
+
+
+def test_link_decision_wins_until_its_block_is_changed() -> None:
+    doc = document([False, True], [True, False])     # link-only content block; boilerplate link in content
+    assert [link.url for link in doc.links] == ["http://h.example/0"]
+    doc.blocks[1].is_content = False                  # matches the link decision: nothing changes
+    assert [link.url for link in doc.links] == ["http://h.example/0"]
+    doc = document([True, True], [True, False])
+    doc.blocks[0].is_content = False                  # a later step (site level) drops block 0: its link goes
+    assert doc.links == []
+    doc.blocks[1].is_content = True                   # as analysed: the link decision stands
+    assert doc.links == []
