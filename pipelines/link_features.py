@@ -69,16 +69,23 @@ def href_features(href: str, page_host: str, page_path: str) -> tuple[float, flo
     return 0.0, float(other), float(depth), float(bool(parts.query)), float(same)
 
 
-def list_features(el: Any) -> tuple[float, float]:
-    """(log siblings of the parent sharing its tag, log children of the grandparent)."""
+def list_features(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[float, float]:
+    """(log siblings of the parent sharing its tag, log children of the grandparent).
+
+    ``cache``: tag counts per grandparent element, shared by the anchors of one page.
+    """
     parent = el.getparent()
     if parent is None:
         return 0.0, 0.0
     grand = parent.getparent()
     if grand is None:
         return 0.0, 0.0
-    tag = parent.tag
-    return float(np.log1p(sum(1 for c in grand if c.tag == tag))), float(np.log1p(len(grand)))
+    counts = cache.get(grand)
+    if counts is None:
+        counts = cache[grand] = {}
+        for c in grand:
+            counts[c.tag] = counts.get(c.tag, 0) + 1
+    return float(np.log1p(counts[parent.tag])), float(np.log1p(len(grand)))
 
 
 def link_features(blocks: list[TextBlock], proba: np.ndarray, url: str | None) -> np.ndarray:
@@ -101,6 +108,7 @@ def link_features(blocks: list[TextBlock], proba: np.ndarray, url: str | None) -
     page_host, page_path = _host(parts.netloc), parts.path.rstrip("/")
     page_ld = linked.sum() / max(words.sum(), 1.0)
     row = 0
+    cache: dict[Any, dict[Any, int]] = {}
     for i, b in enumerate(blocks):
         k = len(b.anchors)
         if not k:
@@ -113,7 +121,7 @@ def link_features(blocks: list[TextBlock], proba: np.ndarray, url: str | None) -
         for j, el in enumerate(b.anchors):
             anchor_words = len("".join(el.itertext()).split())
             out[row] = (*block_row, np.log1p(anchor_words), anchor_words / max(words[i], 1.0), j / k,
-                        *href_features(el.get("href") or "", page_host, page_path), *list_features(el),
+                        *href_features(el.get("href") or "", page_host, page_path), *list_features(el, cache),
                         np.log1p(n_anchors), page_ld)
             row += 1
     return out
