@@ -44,8 +44,10 @@ def analyze(
 ) -> Document:
     """Analyse one page. ``classifier``: a name (``"numwords"``, ``"numwords+largest"`` …) or callable.
 
-    With ``"trained"`` (the default) each anchor also gets the per-link content decision
-    (``link_classifier``), which ``doc.links`` follows instead of the block's flag.
+    With ``"trained-links"`` each anchor also gets the per-link content decision
+    (``link_classifier``), which ``doc.links`` follows instead of the block's flag. The default,
+    ``"trained"``, keeps the block flags: on held-out WCXB-dev the link model gave the same micro
+    link F1, a lower macro F1 and 25 % less speed (docs/BENCHMARKS.md, extraction).
     """
     truncated = len(html) > max_bytes
     if truncated:
@@ -59,10 +61,12 @@ def analyze(
     set_positions(blocks)
     title = page_title(root)
     link_content = None
-    if (classifier or DEFAULT_CLASSIFIER) == "trained":
+    name = classifier or DEFAULT_CLASSIFIER
+    if name in ("trained", "trained-links"):
         proba = trained_proba(blocks)
         flags = decide(proba)
-        link_content = content_anchors(blocks, proba, url)
+        if name == "trained-links":
+            link_content = content_anchors(blocks, proba, url)
     else:
         flags = classify(blocks, classifier, title)
     for b, is_content in zip(blocks, flags):

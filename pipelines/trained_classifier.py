@@ -198,3 +198,4 @@ def decide(proba: np.ndarray) -> np.ndarray:
 
 
 CLASSIFIERS["trained"] = trained
+CLASSIFIERS["trained-links"] = trained  # same blocks; analyze() adds the per-link model

@@ -56,7 +56,7 @@ def test_no_anchor_no_rows() -> None:
 
 def test_shipped_model_keeps_body_links_and_drops_navigation() -> None:
     assert load_model("links", LINK_FEATURES).features == LINK_FEATURES
-    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a")
+    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a", classifier="trained-links")
     assert doc.link_content is not None
     urls = [link.url for link in doc.links]
     assert "http://news.example/story/2" in urls
