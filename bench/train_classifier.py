@@ -24,16 +24,19 @@ from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 from scipy import sparse
-from sklearn.ensemble import GradientBoostingClassifier
 
 from bench.datasets import DATA, Page, load
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.document import Document, TextBlock
 from rankcrawl.pipelines.trained_classifier import ALL_FEATURES, TreeEnsemble, trained_features
+
+if TYPE_CHECKING:
+    from sklearn.ensemble import GradientBoostingClassifier
 
 MODEL = Path(__file__).resolve().parents[1] / "pipelines" / "models" / "trained.json"
 WORD = re.compile(r"\w+")
@@ -115,6 +118,8 @@ def fit(pages: list[PageData], params: dict) -> GradientBoostingClassifier:
     x = np.vstack([p.x for p in pages])
     y = np.concatenate([p.y for p in pages])
     w = np.concatenate([p.w for p in pages])
+    from sklearn.ensemble import GradientBoostingClassifier  # training only; the labels need no sklearn
+
     model = GradientBoostingClassifier(learning_rate=0.1, subsample=0.8, random_state=0, **params)
     return model.fit(x, y, sample_weight=w)
 
