@@ -99,7 +99,8 @@ def main() -> None:
         f"median of {args.repeat} interleaved runs. pages/s = distinct pages served / (last − first page "
         "request), counted by the server; wall includes process start-up (and, distributed, the idle "
         "timeout). Target: rankcrawl on ≥ 0.8× Scrapy only on the same pages (link scope all); with content "
-        "links only it crawls fewer pages, the ones content links reach. Command: `python bench/crawl.py --hosts {args.hosts} --pages-per-host {args.pages_per_host} "
+        "links only it crawls fewer pages, the ones content links reach. "
+        f"Command: `python bench/crawl.py --hosts {args.hosts} --pages-per-host {args.pages_per_host} "
         f"--repeat {args.repeat}`.\n\n{table}"))
 
 
