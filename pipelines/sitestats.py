@@ -18,7 +18,7 @@ a slot and its transaction is cluster-safe; ``<host>`` is the ``scheme://host[:p
 
 Idempotence: a page's record is its contribution; re-processing the same URL applies only the
 difference between the old and the new contribution, in one WATCH/MULTI transaction on the
-host's keys (retried on conflict). Memory bound: at most ``max_pages`` records per host (default
+host's keys (retried on conflict), the counters moved by one Lua call (``APPLY_DELTAS``). Memory bound: at most ``max_pages`` records per host (default
 1000, each a few KB: ≤ 50 distinct terms per block); beyond that, new pages of the host are
 judged with the saturated statistics but add nothing. Counts never go below what live records
 contributed, so a restart resumes exactly.
@@ -33,6 +33,25 @@ from typing import Any
 import redis
 
 DF_KEY, DF_N = "lex:{df}:df", "lex:{df}:n"
+
+# HINCRBY KEYS[ARGV[i]] ARGV[i+1] ARGV[i+2] for each triple: one command carries a page's
+# whole counter difference (hundreds of fields) instead of one command per field.
+APPLY_DELTAS = """
+for i = 1, #ARGV, 3 do
+  redis.call('HINCRBY', KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
+end
+return 0
+"""
+
+# SADD the first ARGV[1] members, SREM the rest; return the members whose status changed.
+RETAG = """
+local changed, n_template = {}, tonumber(ARGV[1])
+for i = 2, #ARGV do
+  local op = (i - 1 <= n_template) and 'SADD' or 'SREM'
+  if redis.call(op, KEYS[1], ARGV[i]) == 1 then changed[#changed + 1] = ARGV[i] end
+end
+return changed
+"""
 
 
 def contribution(record: dict[str, Any] | None) -> Counter[tuple[str, str]]:
@@ -60,6 +79,8 @@ class SiteStats:
 
     def __init__(self, client: redis.Redis, prefix: str = "rc:", max_pages: int = 1000) -> None:
         self.r, self.prefix, self.max_pages = client, prefix, max_pages
+        self.apply_deltas = client.register_script(APPLY_DELTAS)
+        self.retag_script = client.register_script(RETAG)
 
     def key(self, host: str, name: str) -> str:
         return f"{self.prefix}site:{{{host}}}:{name}"
@@ -87,10 +108,12 @@ class SiteStats:
                 return
             diff = contribution(record)
             diff.subtract(contribution(result[0]))
+            names = sorted({name for (name, _), delta in diff.items() if delta})
+            slot = {name: i + 1 for i, name in enumerate(names)}
+            args = [a for (name, field), delta in diff.items() if delta for a in (slot[name], field, delta)]
             pipe.multi()
-            for (name, field), delta in diff.items():
-                if delta:
-                    pipe.hincrby(self.key(host, name), field, delta)
+            if args:
+                self.apply_deltas(keys=[self.key(host, n) for n in names], args=args, client=pipe)
             pipe.hset(pg, url, new_raw)
             result[1] = True
 
@@ -111,14 +134,10 @@ class SiteStats:
 
     def retag(self, host: str, template: set[str], other: set[str]) -> set[str]:
         """Record which keys are template now; the keys whose status changed."""
-        key = self.key(host, "tmpl")
-        with self.r.pipeline(transaction=False) as pipe:
-            for k in template:
-                pipe.sadd(key, k)
-            for k in other:
-                pipe.srem(key, k)
-            flags = pipe.execute()
-        return {k for k, f in zip([*template, *other], flags) if f}
+        if not template and not other:
+            return set()
+        changed = self.retag_script(keys=[self.key(host, "tmpl")], args=[len(template), *template, *other])
+        return {k.decode() if isinstance(k, bytes) else k for k in changed}
 
     def add_pending(self, host: str, target: str, source: str) -> None:
         """Remember that ``source`` weighed its link to uncrawled ``target`` with a stand-in."""
@@ -138,12 +157,10 @@ class SiteStats:
 
     def update_df(self, old: set[str], new: set[str], first_time: bool) -> None:
         """Move crawl-wide document frequencies from a page's old vocabulary to its new one."""
-        key = self.prefix + DF_KEY
+        args = [a for t in new - old for a in (1, t, 1)] + [a for t in old - new for a in (1, t, -1)]
         with self.r.pipeline() as pipe:
-            for t in new - old:
-                pipe.hincrby(key, t, 1)
-            for t in old - new:
-                pipe.hincrby(key, t, -1)
+            if args:
+                self.apply_deltas(keys=[self.prefix + DF_KEY], args=args, client=pipe)
             if first_time:
                 pipe.incr(self.prefix + DF_N)
             pipe.execute()
