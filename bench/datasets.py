@@ -19,6 +19,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree, html as lxml_html
 
+from rankcrawl.ranker.urls import host_of
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATASETS = ("wcxb-dev", "l3s-gn1")
 SPLITS = ("train", "heldout", "all")
@@ -46,7 +48,7 @@ class Page:
     @property
     def host(self) -> str:
         """Lower-case host name of the page URL (pages of one site share it)."""
-        return (urlsplit(self.url).hostname or "").rstrip(".")
+        return host_of(self.url)
 
     def html_bytes(self) -> bytes:
         """The page's HTML as stored (gunzipped)."""

@@ -14,13 +14,13 @@ import ipaddress
 import socket
 from collections import OrderedDict
 from typing import Any
-from urllib.parse import urlsplit
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.ranker.urls import host_of
 from rankcrawl.settings.defaults import DEFAULTS
 
 CACHE_SIZE = 4096
@@ -66,7 +66,7 @@ class SafetyMiddleware:
         return cls(crawler)
 
     async def process_request(self, request: Request) -> None:
-        host = (urlsplit(request.url).hostname or "").rstrip(".")
+        host = host_of(request.url)
         if not host:
             return None
         verdict = self._verdicts.get(host)
