@@ -19,7 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree, html as lxml_html
 
-from rankcrawl.ranker.urls import host_of
+from rankcrawl.settings.urls import host_of
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATASETS = ("wcxb-dev", "l3s-gn1")

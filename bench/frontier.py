@@ -21,7 +21,7 @@ import networkx as nx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import markdown_table, write_section  # noqa: E402
-from rankcrawl.crawler.demo_web import DemoWeb  # noqa: E402
+from rankcrawl.crawler.demoweb.web import DemoWeb  # noqa: E402
 
 FRONTIERS = {"rank-aware": "0.5", "rank-blind (FIFO)": "1000000"}
 
@@ -39,7 +39,7 @@ def crawl(web: DemoWeb, redis_url: str, budget: int, refresh: str, prefix: str) 
     settings = {"RANKCRAWL_ALLOW_PRIVATE": "True", "AUTOTHROTTLE_ENABLED": "False", "DOWNLOAD_DELAY": "0.05",
                 "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "LOG_LEVEL": "ERROR", "RANKCRAWL_RANK_REFRESH": refresh,
                 "RANKCRAWL_KEY_PREFIX": prefix}
-    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "crawl", *web.seeds,
+    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "crawl", *web.seeds,
            "--max-pages", str(budget), "--redis-url", redis_url]
     for name, value in settings.items():
         cmd += ["-s", f"{name}={value}"]

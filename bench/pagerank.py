@@ -26,9 +26,9 @@ import scipy.sparse as sp
 
 from bench.report import markdown_table, write_section
 from bench.synthetic_graph import add_hosts, change_pages, synthetic_web
-from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.ranker.partitioned_pagerank import PageRankResult, pagerank, power_iteration, warm_pagerank
-from rankcrawl.ranker.urls import split_url
+from rankcrawl.settings.urls import split_url
 
 ALPHA = 0.85
 

@@ -25,10 +25,10 @@ from bench.datasets import load
 from bench.extraction_peers import trafilatura_extract
 from bench.metrics import mean_prf, word_prf
 from bench.report import markdown_table, write_section
-from rankcrawl.crawler.demo_web import DemoWeb
+from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
-from rankcrawl.ranker.urls import normalize_url
+from rankcrawl.settings.urls import normalize_url
 
 
 def extraction(r: redis.Redis, dataset: str) -> list[object]:

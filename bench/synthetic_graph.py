@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.store.hostgraph import HostGraph
 
 INTRA = 0.94
 DANGLING = 0.10

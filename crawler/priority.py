@@ -31,7 +31,7 @@ from typing import Iterable
 
 import redis
 
-from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.settings.connection import RedisUnavailable, connect
 
 logger = logging.getLogger(__name__)

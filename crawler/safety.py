@@ -20,7 +20,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.ranker.urls import host_of
+from rankcrawl.settings.urls import host_of
 from rankcrawl.settings.defaults import DEFAULTS
 
 CACHE_SIZE = 4096

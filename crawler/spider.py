@@ -32,7 +32,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.crawler.priority import Prioritizer, RankCache
-from rankcrawl.ranker.urls import host_of, normalize_url
+from rankcrawl.settings.urls import host_of, normalize_url
 from rankcrawl.settings.connection import connect, resolve_redis_url
 from rankcrawl.settings.defaults import DEFAULTS
 

@@ -27,7 +27,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.connection import RedisUnavailable, connect, resolve_redis_url
 from rankcrawl.settings.defaults import DEFAULTS
 

@@ -1,6 +1,6 @@
 """Links of a page (SPEC §2.5): anchors resolved against the page URL and ``<base href>``.
 
-URLs are normalised by ``rankcrawl.ranker.urls.normalize_url`` (only http(s) survive);
+URLs are normalised by ``rankcrawl.settings.urls.normalize_url`` (only http(s) survive);
 invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting).
 """
 
@@ -10,7 +10,7 @@ from typing import Any, Callable
 from urllib.parse import urljoin
 
 from rankcrawl.pipelines.document import Link
-from rankcrawl.ranker.urls import normalize_url
+from rankcrawl.settings.urls import normalize_url
 
 
 def base_url(root: Any, url: str | None) -> str | None:

@@ -38,7 +38,7 @@ from rankcrawl.pipelines.neardup import NearDupIndex, fingerprints, largest_segm
 from rankcrawl.pipelines.pagelets import partition
 from rankcrawl.pipelines.shingles import tokens
 from rankcrawl.pipelines.sitestats import SiteStats
-from rankcrawl.ranker.urls import split_url
+from rankcrawl.settings.urls import split_url
 
 MAX_TERMS = 50
 LINK_LIST = 0.5

@@ -14,7 +14,7 @@ import numpy as np
 
 from numba import njit
 
-from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.store.hostgraph import HostGraph
 
 INDEX_LIMIT = np.iinfo(np.int32).max
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.ranker.inlink_csr import PartitionedLinks, build_links
 from rankcrawl.ranker.local_pagerank import inter_host_links, local_solve, warm_scale
 from rankcrawl.ranker.partitions import assign_partitions

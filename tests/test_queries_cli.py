@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from rankcrawl.crawler.cli import main
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
-from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.crawler.cli.main import main
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
 
 EDGES = """http://a.org/\thttp://b.org/

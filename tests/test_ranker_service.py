@@ -13,10 +13,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.ranker.epochs import current
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.epochs import current
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.ranker.partitioned_pagerank import pagerank
-from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
 
 TOL = 1e-13
@@ -183,7 +183,7 @@ def test_kill_9_mid_solve_then_restart_resumes_from_last_epoch(any_redis_url, an
     published = current(store)
     store.put_pages([PageRecord("http://late.org/", [("http://h1.org/1", 1.0)]),
                      PageRecord("http://h2.org/2", [("http://late.org/", 2.0)])])
-    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "ranker", "--redis-url", any_redis_url]
+    cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "ranker", "--redis-url", any_redis_url]
     proc = subprocess.Popen([*cmd, "--tol", "1e-300"], stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60

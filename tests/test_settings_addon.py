@@ -110,7 +110,7 @@ def test_build_settings_resolves_redis_and_applies_overrides(redis_url: str) -> 
 def test_crawl_command_errors_are_one_line(redis_url: str) -> None:
     from click.testing import CliRunner
 
-    from rankcrawl.crawler.cli import main
+    from rankcrawl.crawler.cli.main import main
 
     for args in (["notaurl"], ["http://a.example/", "-s", "NOEQUALS"],
                  ["http://a.example/", "-s", "RANKCRAWL_LINK_SCOPE=everything"],

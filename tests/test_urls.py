@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rankcrawl.ranker.urls import normalize_url, split_url
+from rankcrawl.settings.urls import normalize_url, split_url
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.graphstore import GraphStore, with_retry
-from rankcrawl.ranker.hostgraph import HostGraph
+from rankcrawl.ranker.store.graphstore import GraphStore, with_retry
+from rankcrawl.ranker.store.hostgraph import HostGraph
 
 TOP_K = 10_000
 HOSTS_PER_PIPELINE = 256

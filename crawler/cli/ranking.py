@@ -11,12 +11,12 @@ from typing import Iterable, TextIO
 
 import click
 
-from rankcrawl.ranker.graphstore import GraphStore, PageRecord
-from rankcrawl.ranker.keys import DEFAULT_PREFIX
-from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.settings.keys import DEFAULT_PREFIX
+from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
-from rankcrawl.ranker.urls import normalize_url
-from rankcrawl.settings.clitools import UserError, one_line_errors, redis_url_option
+from rankcrawl.settings.urls import normalize_url
+from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
 from rankcrawl.settings.connection import connect
 
 prefix_option = click.option(

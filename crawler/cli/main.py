@@ -11,14 +11,14 @@ import importlib
 import click
 
 COMMANDS = {
-    "extract": "rankcrawl.pipelines.cli:extract",
-    "crawl": "rankcrawl.crawler.crawl_command:crawl",
-    "demo": "rankcrawl.crawler.demo:demo",
-    "ranker": "rankcrawl.ranker.cli:ranker",
-    "top": "rankcrawl.ranker.cli:top",
-    "rank": "rankcrawl.ranker.cli:rank",
-    "graph": "rankcrawl.ranker.cli:graph",
-    "ranks": "rankcrawl.ranker.cli:ranks",
+    "extract": "rankcrawl.crawler.cli.extract:extract",
+    "crawl": "rankcrawl.crawler.cli.crawl:crawl",
+    "demo": "rankcrawl.crawler.cli.demo:demo",
+    "ranker": "rankcrawl.crawler.cli.ranking:ranker",
+    "top": "rankcrawl.crawler.cli.ranking:top",
+    "rank": "rankcrawl.crawler.cli.ranking:rank",
+    "graph": "rankcrawl.crawler.cli.ranking:graph",
+    "ranks": "rankcrawl.crawler.cli.ranking:ranks",
 }
 
 

@@ -12,10 +12,10 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from rankcrawl.ranker.epochs import alive, current, epoch_host_ids
-from rankcrawl.ranker.graphstore import GraphStore, with_retry
-from rankcrawl.ranker.keys import DEFAULT_PREFIX
-from rankcrawl.ranker.urls import normalize_url, split_url
+from rankcrawl.ranker.store.epochs import alive, current, epoch_host_ids
+from rankcrawl.ranker.store.graphstore import GraphStore, with_retry
+from rankcrawl.settings.keys import DEFAULT_PREFIX
+from rankcrawl.settings.urls import normalize_url, split_url
 
 ATTEMPTS = 5
 CACHE_SIZE = 100_000

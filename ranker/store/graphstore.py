@@ -20,9 +20,9 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 import numpy as np
 import redis
 
-from rankcrawl.ranker.hostgraph import HostGraph
-from rankcrawl.ranker.keys import DEFAULT_PREFIX, Keys
-from rankcrawl.ranker.urls import normalize_url, split_url
+from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
+from rankcrawl.settings.urls import normalize_url, split_url
 
 EDGE = np.dtype([("host", "<u4"), ("local", "<u4"), ("weight", "<f4")])
 """One packed out-edge: 12 bytes."""

@@ -37,7 +37,7 @@ from typing import Iterator
 
 import numpy as np
 
-from rankcrawl.ranker.urls import normalize_url, split_url
+from rankcrawl.settings.urls import normalize_url, split_url
 
 KINDS = ("news", "blog", "shop", "wiki")
 SITE_NAMES = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from rankcrawl.settings.clitools import UserError, one_line_errors, redis_url_option
+from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
 
 
 def parse_overrides(pairs: tuple[str, ...]) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """``rankcrawl demo``: crawl a generated multi-host web on this machine while ranking it live.
 
-The demo web (``rankcrawl.crawler.demo_web``) is served on loopback ports; ``rankcrawl crawl``
+The demo web (``rankcrawl.crawler.demoweb.web``) is served on loopback ports; ``rankcrawl crawl``
 runs in a subprocess (Twisted's reactor runs once per process) with the add-on on and private
 addresses allowed; the ranker service runs in a thread of this process. A rich live view shows
 pages fetched, pages and edges stored, and the ranker's epochs. At the end: the top pages and
@@ -26,12 +26,12 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
-from rankcrawl.crawler.demo_web import MIN_PAGES_PER_HOST, DemoWeb
-from rankcrawl.ranker.graphstore import GraphStore
+from rankcrawl.crawler.demoweb.web import MIN_PAGES_PER_HOST, DemoWeb
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.progress import Progress
-from rankcrawl.ranker.queries import RankQueries
+from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
-from rankcrawl.settings.clitools import UserError, one_line_errors, redis_url_option
+from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
 from rankcrawl.settings.connection import embedded_server, redis_client, resolve_redis_url
 
 PREFIX = "rcdemo:"
@@ -132,7 +132,7 @@ def crawl_command(web: DemoWeb, redis_url: str, max_pages: int | None = None, **
     The page budget defaults to the size of the web.
     """
     settings = {**CRAWL_SETTINGS, "RANKCRAWL_REDIS_URL": redis_url, **overrides}
-    command = [sys.executable, "-c", "from rankcrawl.crawler.cli import main; main()", "crawl", *web.seeds,
+    command = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "crawl", *web.seeds,
                "--max-pages", str(max_pages or len(web.pages))]
     for name, value in settings.items():
         command += ["-s", f"{name}={value}"]

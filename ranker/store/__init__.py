@@ -1,0 +1,1 @@
+"""The graph store: host-tuple graph in Redis, published rank epochs, rank queries."""
