@@ -24,6 +24,7 @@ from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.datasets import find_data  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.pipelines.blockfusion import block_fusion  # noqa: E402
 from rankcrawl.pipelines.blocks import atomic_blocks  # noqa: E402
@@ -32,7 +33,7 @@ from rankcrawl.pipelines.decoding import decode_html  # noqa: E402
 from rankcrawl.pipelines.document import WORD_CHAR  # noqa: E402
 from rankcrawl.pipelines.parsing import parse_html  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "l3s-gn1"
+DATA = find_data() / "l3s-gn1"
 SEL = re.compile(r"\bx-nc-sel(\d)\b")
 NON_ASCII = re.compile(r"[^\x00-\x7f]|\?")
 GOLD_IGNORED = frozenset("script style noscript template".split())

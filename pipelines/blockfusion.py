@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rankcrawl.pipelines.blockstats import shared_path, text_density
 from rankcrawl.pipelines.document import TextBlock
 
 FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
@@ -42,21 +43,17 @@ DEFAULT_FUSION = "rulebased"
 class _Group:
     """A run of atomic blocks [start, end) with the sums that define its density."""
 
-    __slots__ = ("start", "end", "words", "lines", "last")
+    __slots__ = ("start", "end", "words", "lines", "last", "rho")
 
     def __init__(self, start: int, end: int, words: int, lines: int, last: int) -> None:
         self.start, self.end, self.words, self.lines, self.last = start, end, words, lines, last
-
-    @property
-    def rho(self) -> float:
-        if self.lines > 1:
-            return (self.words - self.last) / (self.lines - 1)
-        return float(self.words)
+        self.rho = text_density(words, lines, last)
 
     def absorb(self, other: _Group) -> None:
         self.end, self.last = other.end, other.last
         self.words += other.words
         self.lines += other.lines
+        self.rho = text_density(self.words, self.lines, self.last)
 
 
 def slope_delta(x: float, y: float) -> float:
@@ -69,16 +66,18 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, 
     """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses."""
     groups = [_Group(i, i + 1, b.n_words, b.n_lines, b.last_line_words) for i, b in enumerate(blocks)]
     gaps = [b.gap_tags for b in blocks]
+    forced = [bool(g & FORCE_GAP) for g in gaps]
+    no_gap = [g <= NO_GAP for g in gaps]
+    rules, theta_max = variant.rules, variant.theta_max
 
     def fuses(x: _Group, y: _Group) -> bool:
         """Δρ'(x, y) ≤ theta_max (Eq. 4.8): +∞ never fuses, −∞ always does."""
-        if variant.rules:
-            tags = gaps[y.start]
-            if tags & FORCE_GAP:
+        if rules:
+            if forced[y.start]:
                 return False
-            if tags <= NO_GAP:
+            if no_gap[y.start]:
                 return True
-        return slope_delta(x.rho, y.rho) <= variant.theta_max
+        return slope_delta(x.rho, y.rho) <= theta_max
 
     changed = True
     while changed and len(groups) > 1:
@@ -89,7 +88,7 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, 
             prev, cur = out[-1], groups[i]
             nxt = groups[i + 1] if i + 1 < m else None
             if (variant.smoothed and nxt is not None and prev.rho == nxt.rho and cur.rho < prev.rho
-                    and not (variant.rules and (gaps[cur.start] | gaps[nxt.start]) & FORCE_GAP)):
+                    and not (rules and (forced[cur.start] or forced[nxt.start]))):
                 prev.absorb(cur)
                 prev.absorb(nxt)
                 i += 2
@@ -121,14 +120,10 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
     for b in blocks[1:]:
         parts.append(separator(b.gap_tags))
         parts.append(b.text)
-    path = first.path
-    for b in blocks[1:]:
-        n = 0
-        for x, y in zip(path, b.path):
-            if x != y:
-                break
-            n += 1
-        path = path[:n]
+    path = shared_path([b.path for b in blocks])
+    element = first.element
+    for _ in range(len(first.path) - len(path)):
+        element = element.getparent() if element is not None else None
     return TextBlock(
         text="".join(parts),
         n_words=sum(b.n_words for b in blocks),
@@ -139,6 +134,7 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
         path=path,
         gap_tags=first.gap_tags,
         anchors=[a for b in blocks for a in b.anchors],
+        element=element,
         n_atomic=sum(b.n_atomic for b in blocks),
     )
 
