@@ -16,11 +16,17 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.dom_features import PageContext
-from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
+from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext
+from rankcrawl.pipelines.link_features import LINK_FEATURES, AnchorRows, anchor_rows
 from rankcrawl.pipelines.trees import TreeEnsemble, load_model
 
 MODEL = "links"
+MIN_LIST = 5
+"""A content list has at least this many anchors …"""
+LIST_SHARE = 0.5
+"""… and its anchor words are at least this share of the content region's words."""
+TEMPLATE_ROLES = sum(1 << ROLE_NAMES.index(r) for r in
+                     ("nav", "header", "footer", "aside", "social", "comment", "related", "form"))
 
 
 def link_model() -> TreeEnsemble:
@@ -29,11 +35,31 @@ def link_model() -> TreeEnsemble:
 
 
 def content_anchors(blocks: list[TextBlock], block_proba: np.ndarray, context: PageContext | None = None,
-                    page: np.ndarray | None = None, threshold: float = 0.5) -> dict[Any, bool]:
-    """{anchor element: is a content link} for every anchor of ``blocks`` (``block_proba``: P(content))."""
+                    page: np.ndarray | None = None, threshold: float = 0.5) -> tuple[dict[Any, bool], AnchorRows]:
+    """({anchor element: is a content link}, the anchors' rows) for every anchor of ``blocks``
+    (``block_proba``: P(content) of the blocks; ``threshold``: the block model's)."""
     anchors = [el for b in blocks for el in b.anchors]
+    rows = anchor_rows(blocks, block_proba, context, page, threshold)
     if not anchors:
-        return {}
+        return {}, rows
     model = link_model()
-    proba = model.proba(link_features(blocks, block_proba, context, page, threshold))
-    return dict(zip(anchors, (proba >= model.threshold_proba).tolist()))
+    proba = model.proba(rows.x)
+    return dict(zip(anchors, (proba >= model.threshold_proba).tolist())), rows
+
+
+def content_lists(rows: AnchorRows) -> np.ndarray:
+    """bool[anchors]: anchors of a link list that is the content region's main content.
+
+    A list (anchors sharing one index-free DOM path: a table of contents, an index, a product
+    grid) of at least ``MIN_LIST`` anchors, all inside the content region (below ``<body>``),
+    none under a template role (nav, header, footer, aside, social, comments, related, form),
+    whose anchor words are at least ``LIST_SHARE`` of the region's words: the page is that list.
+    """
+    if not rows.group.size or rows.region_depth < 3:
+        return np.zeros(rows.group.size, dtype=bool)
+    size = np.bincount(rows.group)
+    inside = np.bincount(rows.group, rows.in_region) == size
+    template = np.bincount(rows.group, (rows.roles & TEMPLATE_ROLES) != 0) > 0
+    words = np.bincount(rows.group, rows.words)
+    keep = (size >= MIN_LIST) & inside & ~template & (words >= LIST_SHARE * rows.region_words)
+    return keep[rows.group]

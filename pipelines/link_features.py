@@ -14,6 +14,7 @@ normalised here: raw hrefs only.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -132,17 +133,45 @@ def content_region(blocks: list[TextBlock], proba: np.ndarray, threshold: float)
     return shared_path([blocks[i].path for i in order[:k]])
 
 
+@dataclass
+class AnchorRows:
+    """The anchors of a page as model rows plus the structure the list rule reads.
+
+    ``group``: index of the anchor's link list (anchors sharing its index-free DOM path);
+    ``roles``: the ``ROLES`` mask of its DOM path; ``words``: words of its text;
+    ``in_region``: inside the container of the blocks that are likely content (P ≥ half the
+    block threshold; the parent element when that is one block's own element), whose DOM
+    depth and words are ``region_depth`` and ``region_words``.
+    """
+
+    x: np.ndarray
+    group: np.ndarray
+    roles: np.ndarray
+    words: np.ndarray
+    in_region: np.ndarray
+    region_depth: int
+    region_words: float
+
+
 def link_features(blocks: list[TextBlock], proba: np.ndarray, context: PageContext | None = None,
                   page: np.ndarray | None = None, threshold: float = 0.5) -> np.ndarray:
     """float64[anchors, len(LINK_FEATURES)] for every anchor of ``blocks`` in order.
 
     ``page``: the page's ``PAGE_FEATURES`` (zeros if None); ``threshold``: the block model's.
     """
+    return anchor_rows(blocks, proba, context, page, threshold).x
+
+
+def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext | None = None,
+                page: np.ndarray | None = None, threshold: float = 0.5) -> AnchorRows:
+    """``link_features`` with the anchors' list, role and region structure."""
     context = context or PageContext()
     anchors = [el for b in blocks for el in b.anchors]
     n_anchors = len(anchors)
     if not n_anchors:
-        return np.zeros((0, len(LINK_FEATURES)))
+        empty = np.zeros(0)
+        return AnchorRows(np.zeros((0, len(LINK_FEATURES))), empty.astype(np.int64), empty.astype(np.int64),
+                          empty, empty, 0, 0.0)
     words, linked, _, _ = block_counts(blocks)
     owner = np.repeat(np.arange(len(blocks)), [len(b.anchors) for b in blocks])
     prev = np.concatenate([[0.0], proba[:-1]])
@@ -194,6 +223,12 @@ def link_features(blocks: list[TextBlock], proba: np.ndarray, context: PageConte
     rows[:, 17] = size[group] / n_anchors
     rows[:, 18] = (np.bincount(group, proba[owner]) / size)[group]
     rows[:, 19] = (np.bincount(group, in_region) / size)[group]
-    roles = role_matrix([context.roles(p) for p in paths])
+    masks = np.array([context.roles(p) for p in paths], dtype=np.int64)
     page_row = np.zeros(len(PAGE_FEATURES)) if page is None else page
-    return np.hstack([blk, rows, roles, np.broadcast_to(page_row, (n_anchors, page_row.size))])
+    x = np.hstack([blk, rows, role_matrix(masks), np.broadcast_to(page_row, (n_anchors, page_row.size))])
+    region = content_region(blocks, proba, threshold / 2)   # the likely-content blocks' container
+    if any(b.path == region for b in blocks):
+        region = region[:-1]    # one block's own element: its container is the region
+    in_container = np.array([p[: len(region)] == region for p in paths], dtype=np.float64)
+    region_words = float(sum(b.n_words for b in blocks if b.path[: len(region)] == region))
+    return AnchorRows(x, group, masks, anchor_words, in_container, len(region), region_words)

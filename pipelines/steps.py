@@ -16,10 +16,13 @@ then the classification steps of ``PRESETS``:
 
 | preset                                         | after BASE                           |
 |------------------------------------------------|--------------------------------------|
-| ``trained`` (default)                          | block_model, link_model              |
+| ``trained`` (default)                          | block_model, link_model, content_lists |
+| ``trained-nolists``                            | block_model, link_model              |
 | ``trained-blocks``                             | block_model (links follow blocks)    |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3) |
 
+``content_lists`` keeps every anchor of a link list that is the content region's main content
+(``link_classifier.content_lists``: tables of contents, indexes, product grids).
 ``"<preset>+largest"`` / ``"+main"`` append the Largest / Main Content filter; a callable
 classifier ``f(blocks) -> bool[n]`` replaces the classification steps.
 """
@@ -37,7 +40,8 @@ from rankcrawl.pipelines.classifiers import FILTERS, RULES, Classifier
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import PageContext
-from rankcrawl.pipelines.link_classifier import content_anchors
+from rankcrawl.pipelines.link_classifier import content_anchors, content_lists
+from rankcrawl.pipelines.link_features import AnchorRows
 from rankcrawl.pipelines.parsing import parse_html
 from rankcrawl.pipelines.trained_classifier import block_model, decide, features_and_page
 
@@ -64,6 +68,7 @@ class PageState:
     page_features: np.ndarray | None = None
     flags: np.ndarray | None = None
     link_content: dict[Any, bool] | None = None
+    anchor_rows: AnchorRows | None = None
 
 
 @dataclass(frozen=True)
@@ -125,8 +130,15 @@ def _block_model(s: PageState) -> None:
 
 def _link_model(s: PageState) -> None:
     if s.blocks and s.proba is not None:
-        s.link_content = content_anchors(s.blocks, s.proba, s.context, s.page_features,
-                                         block_model().threshold_proba)
+        s.link_content, s.anchor_rows = content_anchors(s.blocks, s.proba, s.context, s.page_features,
+                                                        block_model().threshold_proba)
+
+
+def _content_lists(s: PageState) -> None:
+    if s.link_content and s.anchor_rows is not None:
+        for el, keep in zip(list(s.link_content), content_lists(s.anchor_rows)):
+            if keep:
+                s.link_content[el] = True
 
 
 def rules(name: str) -> Step:
@@ -162,8 +174,10 @@ BASE: tuple[Step, ...] = (Step("decode", _decode), Step("parse", _parse), Step("
                           Step("fusion", _fusion), Step("positions", _positions), Step("title", _title))
 BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
+CONTENT_LISTS = Step("content_lists", _content_lists)
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, CONTENT_LISTS),
+    "trained-nolists": BASE + (BLOCK_MODEL, LINK_MODEL),
     "trained-blocks": BASE + (BLOCK_MODEL,),
     **{name: BASE + (rules(name),) for name in RULES},
 }
