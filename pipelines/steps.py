@@ -16,13 +16,17 @@ then the classification steps of ``PRESETS``:
 
 | preset                                         | after BASE                           |
 |------------------------------------------------|--------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, content_lists |
-| ``trained-nolists``                            | block_model, link_model              |
+| ``trained`` (default)                          | block_model, link_model, prose_links |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists |
 | ``trained-blocks``                             | block_model (links follow blocks)    |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3) |
 
-``content_lists`` keeps every anchor of a link list that is the content region's main content
-(``link_classifier.content_lists``: tables of contents, indexes, product grids).
+``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8, link
+density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
+pages). ``content_lists`` keeps every anchor of a link list that is the content region's main
+content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
+not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
+their gold annotations list no link at all), see docs/BENCHMARKS.md.
 ``"<preset>+largest"`` / ``"+main"`` append the Largest / Main Content filter; a callable
 classifier ``f(blocks) -> bool[n]`` replaces the classification steps.
 """
@@ -134,6 +138,14 @@ def _link_model(s: PageState) -> None:
                                                         block_model().threshold_proba)
 
 
+def _prose_links(s: PageState) -> None:
+    if s.link_content and s.proba is not None:
+        for i, b in enumerate(s.blocks):
+            if s.proba[i] >= PROSE_PROBA and b.link_density <= PROSE_LINK_DENSITY:
+                for el in b.anchors:
+                    s.link_content[el] = True
+
+
 def _content_lists(s: PageState) -> None:
     if s.link_content and s.anchor_rows is not None:
         for el, keep in zip(list(s.link_content), content_lists(s.anchor_rows)):
@@ -174,10 +186,14 @@ BASE: tuple[Step, ...] = (Step("decode", _decode), Step("parse", _parse), Step("
                           Step("fusion", _fusion), Step("positions", _positions), Step("title", _title))
 BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
+PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
+PROSE_PROBA = 0.8
+PROSE_LINK_DENSITY = 0.25
+"""prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, CONTENT_LISTS),
-    "trained-nolists": BASE + (BLOCK_MODEL, LINK_MODEL),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS),
     "trained-blocks": BASE + (BLOCK_MODEL,),
     **{name: BASE + (rules(name),) for name in RULES},
 }

@@ -1,6 +1,7 @@
 """Link-dense content is content (tables of contents, indexes, product grids), navigation is not.
 
-Generated pages, the shipped default models (``trained``: block model, then the per-link model).
+Generated pages, the shipped models: the default ``trained`` preset (block model, per-link model,
+prose links) and ``trained-lists`` (plus the content-list rule for bare indexes and grids).
 """
 
 from __future__ import annotations
@@ -33,18 +34,47 @@ def template_urls(doc_urls: set[str], host: str) -> set[str]:
     return doc_urls & boiler
 
 
-def toc_page(n: int = 40) -> str:
-    items = "".join(f'<li><a href="/docs/api/{WORDS[i % 18]}{i}.html">{WORDS[i % 18]}{i}()</a></li>' for i in range(n))
+def toc_page(n: int = 40, described: bool = False) -> str:
+    items = "".join(f'<li><a href="/docs/api/{WORDS[i % 18]}{i}.html">{WORDS[i % 18]}{i}()</a>'
+                    f'{" — " + sentence(i, 6) if described else ""}</li>' for i in range(n))
     return chrome(f"<h1>Function index</h1><p>{sentence(1)}</p><ul class='toc'>{items}</ul>", "Function index")
+
+
+def chapters_page() -> str:
+    """A user guide's table of contents: chapters with their sections (Sphinx toctree)."""
+    items = "".join(
+        f'<li><a href="/guide/{i}.html">{i}. {sentence(i, 3)[:-1]}</a><ul>'
+        + "".join(f'<li><a href="/guide/{i}/{j}.html">{i}.{j} {sentence(i + j, 2)[:-1]}</a></li>' for j in range(3))
+        + "</ul></li>" for i in range(1, 12))
+    body = f"<h1>User guide</h1><p>{sentence(1)} {sentence(2)}</p><div class='toctree-wrapper'><ul>{items}</ul></div>"
+    return chrome(body, "User guide")
 
 
 def test_table_of_contents_keeps_its_links_and_drops_the_template() -> None:
     host = "http://docs.example"
-    doc = analyze(toc_page(), f"{host}/docs/api/index.html")
+    doc = analyze(chapters_page(), f"{host}/guide/index.html")
     urls = {link.url for link in doc.links}
-    toc = {f"{host}/docs/api/{WORDS[i % 18]}{i}.html" for i in range(40)}
+    toc = {f"{host}/guide/{i}.html" for i in range(1, 12)} | {f"{host}/guide/{i}/{j}.html"
+                                                              for i in range(1, 12) for j in range(3)}
     assert len(urls & toc) >= 0.9 * len(toc)
     assert not template_urls(urls, host)
+
+
+def test_index_with_descriptions_keeps_its_links() -> None:
+    host = "http://docs.example"
+    doc = analyze(toc_page(described=True), f"{host}/docs/api/index.html")
+    urls = {link.url for link in doc.links}
+    toc = {f"{host}/docs/api/{WORDS[i % 18]}{i}.html" for i in range(40)}
+    assert len(urls & toc) >= 0.8 * len(toc)
+    assert not template_urls(urls, host)
+
+
+def test_bare_index_needs_the_content_list_rule() -> None:
+    host = "http://docs.example"
+    toc = {f"{host}/docs/api/{WORDS[i % 18]}{i}.html" for i in range(40)}
+    doc = analyze(toc_page(), f"{host}/docs/api/index.html", classifier="trained-lists")
+    urls = {link.url for link in doc.links}
+    assert toc <= urls and not template_urls(urls, host)
 
 
 def grid_page(n: int = 12) -> str:
@@ -57,7 +87,7 @@ def grid_page(n: int = 12) -> str:
 
 def test_product_grid_keeps_its_links() -> None:
     host = "http://shop.example"
-    doc = analyze(grid_page(), f"{host}/lamps/")
+    doc = analyze(grid_page(), f"{host}/lamps/", classifier="trained-lists")
     urls = {link.url for link in doc.links}
     grid = {f"{host}/products/{WORDS[i % 18]}-{i}" for i in range(12)}
     assert len(urls & grid) >= 0.9 * len(grid)
