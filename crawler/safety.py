@@ -20,8 +20,8 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import host_of
-from rankcrawl.settings.defaults import DEFAULTS
 
 CACHE_SIZE = 4096
 
@@ -58,10 +58,10 @@ class SafetyMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "SafetyMiddleware":
-        settings = crawler.settings
-        if not settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+        config = RankcrawlConfig.of(crawler)
+        if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
-        if settings.getbool("RANKCRAWL_ALLOW_PRIVATE", DEFAULTS["RANKCRAWL_ALLOW_PRIVATE"]):
+        if config.allow_private:
             raise NotConfigured("RANKCRAWL_ALLOW_PRIVATE is True")
         return cls(crawler)
 
