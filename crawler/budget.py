@@ -1,7 +1,8 @@
 """The page budget RANKCRAWL_MAX_PAGES: pages that reached the spider, then the crawl closes.
 
 Counted by the follow middleware (any spider) or, with the plugin off, by the bundled spider.
-At the limit the crawl closes with reason ``page_budget``; pages already downloaded still finish.
+At the limit the crawl closes with reason ``page_budget``; requests the downloader already holds
+(up to CONCURRENT_REQUESTS) are still fetched and analysed, as with Scrapy's CLOSESPIDER_PAGECOUNT.
 """
 
 from __future__ import annotations
