@@ -15,6 +15,7 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
 from rankcrawl.crawler.spider import FocusedSpider, check_seeds
+from rankcrawl.settings.addon import check_extras
 from rankcrawl.settings.addon import redis_url as crawl_redis_url
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.connection import RedisUnavailable, connect
@@ -44,7 +45,7 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
         settings.set("RANKCRAWL_MAX_PAGES", int(max_pages), priority="cmdline")
     if redis_url:
         settings.set("RANKCRAWL_REDIS_URL", redis_url, priority="cmdline")
-    RankcrawlConfig.from_settings(settings)
+    check_extras(RankcrawlConfig.from_settings(settings))
     settings.set("RANKCRAWL_REDIS_URL", crawl_redis_url(settings), priority="project")
     return settings
 

@@ -10,7 +10,7 @@ a bad one stops it with a ``SettingError`` naming the setting and its allowed va
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 from typing import Any
 
 from scrapy.settings import SETTINGS_PRIORITIES
@@ -84,11 +84,19 @@ class Addon:
                                     ("DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES), ("EXTENSIONS", EXTENSIONS)):
             for path, order in components.items():
                 settings.setdefault_in_component_priority_dict(setting, load_object(path), order)
+        check_extras(config)
         if config.distributed:
-            if importlib.util.find_spec("scrapy_redis") is None:
-                raise SettingError("RANKCRAWL_DISTRIBUTED needs scrapy-redis: pip install 'rankcrawl[distributed]'")
             for name, value in distributed_settings(redis_url(settings), config.key_prefix).items():
                 set_unless_user(settings, name, value)
+
+
+def check_extras(config: RankcrawlConfig) -> None:
+    """SettingError when a setting needs an optional dependency that is not installed."""
+    if config.distributed:
+        try:
+            importlib.import_module("scrapy_redis")
+        except ImportError:
+            raise SettingError("RANKCRAWL_DISTRIBUTED needs scrapy-redis: pip install 'rankcrawl[distributed]'") from None
 
 
 def set_unless_user(settings: Any, name: str, value: Any) -> None:
