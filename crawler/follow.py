@@ -105,7 +105,7 @@ class FollowMiddleware:
             page = await self.analyzer.analyze(
                 response.url, response.body, status=response.status,
                 encoding=response.encoding if isinstance(response, TextResponse) else None,
-                content_type=response.headers.get(b"Content-Type", b"").decode("latin-1"))
+                content_type=(response.headers.get(b"Content-Type") or b"").decode("latin-1"))
         except NotAnalysed as exc:
             self.stats.inc_value(f"rankcrawl/dropped/{exc.reason}")
             return None

@@ -32,7 +32,7 @@ import logging
 import math
 import re
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 import redis
 

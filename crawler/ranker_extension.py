@@ -44,7 +44,7 @@ class RankerExtension:
         self.epochs = 0
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "RankerExtension":
+    def from_crawler(cls, crawler: Any) -> RankerExtension:
         config = RankcrawlConfig.of(crawler)
         if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")

@@ -8,7 +8,8 @@ Redis is one clear error instead of a crawl that stores nothing.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import redis
 from scrapy.crawler import CrawlerProcess

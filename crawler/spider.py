@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any
 
 import scrapy
 from scrapy import signals
@@ -57,17 +58,18 @@ def check_seeds(urls: Iterable[str]) -> list[str]:
 
 def seeds_from_key(redis_url: str | None, key: str) -> list[str]:
     """Seed URLs stored in a Redis list or set."""
-    client = connect(redis_url)
+    client = connect(redis_url, decode_responses=True)
     try:
-        kind = client.type(key).decode()
+        kind = client.type(key)
         values = client.lrange(key, 0, -1) if kind == "list" else client.smembers(key) if kind == "set" else []
     finally:
         client.close()
-    return sorted(v.decode() for v in values)
+    return sorted(str(v) for v in values)
 
 
 class FocusedSpider(scrapy.Spider):
     name = "rankcrawl"
+    allowed_domains: list[str]
     config: RankcrawlConfig
     plain_budget: PageBudget | None
 

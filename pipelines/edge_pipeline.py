@@ -100,7 +100,8 @@ class EdgeWriter:
                 self._write(store, batch)
             except (redis.RedisError, RedisUnavailable, OSError) as exc:
                 self.retries += 1
-                logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs", exc, len(self.buffer), delay)
+                logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs",
+                               exc, len(self.buffer), delay)
                 time.sleep(delay)
                 delay = min(2 * delay, BACKOFF_MAX)
                 continue

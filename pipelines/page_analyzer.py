@@ -121,12 +121,12 @@ class PageAnalyzer:
         self.scope, self.max_bytes, self.classifier, self.site = scope, max_bytes, classifier, site
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "PageAnalyzer":
+    def from_settings(cls, settings: Any) -> PageAnalyzer:
         """The analyzer a crawl's ``RANKCRAWL_*`` settings describe (site-level state in its Redis)."""
         return cls.from_config(RankcrawlConfig.from_settings(settings))
 
     @classmethod
-    def from_config(cls, config: RankcrawlConfig) -> "PageAnalyzer":
+    def from_config(cls, config: RankcrawlConfig) -> PageAnalyzer:
         """The analyzer of a checked config (edge scope, classifier, byte cap, site-level step)."""
         site = None
         if config.site_level:
@@ -135,7 +135,7 @@ class PageAnalyzer:
         return cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site)
 
     @classmethod
-    def of(cls, crawler: Any) -> "PageAnalyzer":
+    def of(cls, crawler: Any) -> PageAnalyzer:
         """The crawl's one analyzer, shared by its components (built on first use)."""
         return per_crawler(crawler, cls, lambda: cls.from_config(RankcrawlConfig.of(crawler)))
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import sys
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from rankcrawl.settings.connection import resolve_redis_url
 from rankcrawl.settings.defaults import SETTINGS, markdown

@@ -17,7 +17,8 @@ from scrapy.utils.misc import load_object
 class Kind(Protocol):
     """Parses one setting's raw value; ``allowed`` describes the valid values for messages and docs."""
 
-    allowed: str
+    @property
+    def allowed(self) -> str: ...
 
     def parse(self, raw: Any) -> Any: ...
 

