@@ -4,8 +4,9 @@ It names components by dotted string (``settings`` imports no other rankcrawl pa
 classes are loaded when the add-on runs), adds each only where the user's component dicts do
 not name it already (so a user's order or ``None`` stays), writes other settings at ``addon``
 priority only where nothing of higher priority set them, registers the bundled spider
-(``scrapy crawl rankcrawl``), and checks every ``RANKCRAWL_*`` value when the crawler starts:
-a bad one stops it with a ``SettingError`` naming the setting and its allowed values.
+(``scrapy crawl rankcrawl``), and checks every ``RANKCRAWL_*`` value before the crawl (project and
+command-line values when the crawler process is made, a spider's own when its crawler starts): a
+bad one stops it with a ``SettingError`` naming the setting and its allowed values.
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ class Addon:
 
     @classmethod
     def update_pre_crawler_settings(cls, settings: Any) -> None:
-        """Register the bundled spider: ``scrapy crawl rankcrawl`` in any project."""
+        """Check the project's and the command line's values (SettingError before any crawler exists)
+        and register the bundled spider: ``scrapy crawl rankcrawl`` in any project."""
+        RankcrawlConfig.from_settings(settings)
         modules = settings.getlist("SPIDER_MODULES")
         if SPIDER_MODULE not in modules:
             settings.set("SPIDER_MODULES", [*modules, SPIDER_MODULE], priority=settings.getpriority("SPIDER_MODULES") or "addon")
