@@ -37,8 +37,6 @@ from rankcrawl.pipelines.page_analyzer import FollowLink, NotAnalysed, PageAnaly
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import normalize_url
 
-ORDER = 950  # after MetaCopy (1000), before Depth (900): the follow requests pass Depth, UrlLength, Referer
-
 
 def selected(link: FollowLink, scope: str) -> bool:
     """Whether RANKCRAWL_FOLLOW_SCOPE ``scope`` follows ``link``."""

@@ -22,7 +22,8 @@ from rankcrawl.settings.defaults import DEFAULTS
 
 SPIDER_MODULE = "rankcrawl.crawler.spider"
 PIPELINES = {"rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300}
-SPIDER_MIDDLEWARES = {"rankcrawl.crawler.follow.FollowMiddleware": 950}
+SPIDER_MIDDLEWARES = {"rankcrawl.crawler.follow.FollowMiddleware": 950}  # below the spider, above Depth (900),
+                                                                          # UrlLength (800) and Referer (700)
 DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40}
 EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500}
 USER_AGENT = "rankcrawl/0.1 (focused crawler; Scrapy)"
