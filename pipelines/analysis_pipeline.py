@@ -13,7 +13,8 @@ responses and HTTP errors are dropped with a stat, never a crash.
 Stats: ``rankcrawl/pages/{analysed,truncated,near_duplicates,repushed}``,
 ``rankcrawl/blocks``, ``rankcrawl/blocks/{boilerplate,template}``, ``rankcrawl/boilerplate_share``,
 ``rankcrawl/links/{seen,kept}``, ``rankcrawl/links/dropped/{boilerplate,template,duplicate}``,
-``rankcrawl/dropped/{non_html,http_error}``.
+``rankcrawl/dropped/{non_html,http_error}``, ``rankcrawl/pages/analysis_{prefix,skipped}`` (pages over
+RANKCRAWL_ANALYSIS_TIMEOUT: analysed on their prefix, or dropped; ``budget.analyze_within``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.pipelines import analyze
+from rankcrawl.pipelines.budget import analysis_timeout, analyze_within
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from rankcrawl.settings.connection import connect, resolve_redis_url
@@ -78,6 +79,7 @@ class Analysis:
     template_blocks: int = 0
     duplicate: bool = False
     repush: list[tuple[str, list[tuple[str, float]]]] = field(default_factory=list)
+    outcome: str = "complete"
 
 
 class AnalysisPipeline:
@@ -90,6 +92,7 @@ class AnalysisPipeline:
         self.scope = s.get("RANKCRAWL_LINK_SCOPE") or DEFAULTS["RANKCRAWL_LINK_SCOPE"]
         self.max_bytes = s.getint("RANKCRAWL_MAX_PAGE_BYTES", DEFAULTS["RANKCRAWL_MAX_PAGE_BYTES"])
         self.classifier = s.get("RANKCRAWL_CLASSIFIER") or DEFAULTS["RANKCRAWL_CLASSIFIER"]
+        self.timeout = analysis_timeout(s)
         self.site: SiteAnalyzer | None = None
         if s.getbool("RANKCRAWL_SITE_LEVEL", DEFAULTS["RANKCRAWL_SITE_LEVEL"]):
             self.site = site_analyzer(
@@ -116,6 +119,9 @@ class AnalysisPipeline:
             self.stats.inc_value("rankcrawl/dropped/non_html")
             raise DropItem(f"not HTML ({a.get('content_type') or 'no content type'}): {a['url']}")
         result = await maybe_deferred_to_future(deferToThread(self._analyze, a["url"], body, a.get("encoding")))
+        if result is None:
+            self.stats.inc_value("rankcrawl/pages/analysis_skipped")
+            raise DropItem(f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {a['url']}")
         a["title"] = result.doc.title
         a["edges"] = result.edges
         a["follow"] = follow_of(result.doc, result.counted)
@@ -123,18 +129,22 @@ class AnalysisPipeline:
         self._count(result)
         return item
 
-    def _analyze(self, url: str, body: bytes, encoding: str | None) -> Analysis:
-        """Worker thread: parse and classify, then apply the host's site-level decision."""
+    def _analyze(self, url: str, body: bytes, encoding: str | None) -> Analysis | None:
+        """Worker thread: parse and classify within the time budget (None: skipped), then apply the
+        host's site-level decision."""
         opts = {"classifier": self.classifier} if self.classifier else {}
-        doc = analyze(body, url=url, encoding=encoding, max_bytes=self.max_bytes, **opts)
+        budgeted = analyze_within(body, url=url, encoding=encoding, timeout=self.timeout, max_bytes=self.max_bytes, **opts)
+        doc = budgeted.doc
+        if doc is None:
+            return None
         if self.site is None:
             counted = doc.links if self.scope == "content" else doc.all_links
-            return Analysis(doc, counted, edges_of(counted))
+            return Analysis(doc, counted, edges_of(counted), outcome=budgeted.outcome)
         decision = self.site.process(doc)
         counted = [link for link, w in zip(doc.all_links, decision.link_weights) if w > 0]
         repush = [(u, self.site.edges_for(u)) for u in decision.stale]
         return Analysis(doc, counted, decision.edges, len(decision.template_links), len(decision.template_blocks),
-                        decision.duplicate_of is not None, repush)
+                        decision.duplicate_of is not None, repush, budgeted.outcome)
 
     def _count(self, r: Analysis) -> None:
         inc = self.stats.inc_value
@@ -145,6 +155,7 @@ class AnalysisPipeline:
         self.n_boiler += len(blocks) - content
         inc("rankcrawl/pages/analysed")
         inc("rankcrawl/pages/truncated", int(r.doc.truncated))
+        inc("rankcrawl/pages/analysis_prefix", int(r.outcome == "prefix"))
         inc("rankcrawl/pages/near_duplicates", int(r.duplicate))
         inc("rankcrawl/pages/repushed", len(r.repush))
         inc("rankcrawl/blocks", len(blocks))

@@ -8,6 +8,8 @@ from typing import Iterator
 import lxml.html
 from lxml import etree
 
+from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
+
 MAX_DEPTH = 1000
 """Elements nested deeper than this are unwrapped (their text kept) before parsing."""
 
@@ -45,12 +47,14 @@ def tags(html: str) -> Iterator[tuple[int, int, bool, str, bool]]:
         pos = end + 1
 
 
-def flatten_deep(html: str, max_depth: int = MAX_DEPTH) -> str:
+def flatten_deep(html: str, max_depth: int = MAX_DEPTH, deadline: Deadline | None = None) -> str:
     """Drop the open/close tags of elements nested deeper than ``max_depth``; text stays."""
     stack: list[bool] = []
     out: list[str] = []
     pos = 0
-    for start, end, closing, name, selfclosing in tags(html):
+    for n, (start, end, closing, name, selfclosing) in enumerate(tags(html)):
+        if deadline is not None and n % CHECK_EVERY == 0:
+            deadline.check("parse")
         if name in VOID_TAGS or selfclosing:
             continue
         if not closing:
@@ -65,12 +69,12 @@ def flatten_deep(html: str, max_depth: int = MAX_DEPTH) -> str:
     return "".join(out)
 
 
-def parse_html(text: str) -> etree._Element | None:
+def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | None:
     """The root ``<html>`` element of ``text`` (None for a page without any content)."""
     data = CONTROL.sub(" ", text).encode("utf-8", errors="replace")
     parser = _parser()
     root = etree.fromstring(data, parser)
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
         parser = _parser()
-        root = etree.fromstring(flatten_deep(text).encode("utf-8", errors="replace"), parser)
+        root = etree.fromstring(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), parser)
     return root

@@ -24,6 +24,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_CLASSIFIER", None, "Boilerplate classifier name (rankcrawl.pipelines registry); None → its default."),
     Setting("RANKCRAWL_SITE_LEVEL", True, "Run the per-host template/block-weight analysis (SPEC §2.4) after per-page analysis."),
     Setting("RANKCRAWL_MAX_PAGE_BYTES", 2_000_000, "Pages are analysed up to this many bytes; DOWNLOAD_MAXSIZE is 4× this."),
+    Setting("RANKCRAWL_ANALYSIS_TIMEOUT", 5.0, "Seconds of analysis per page; past it the page's first eighth is analysed, else it is skipped (stats). 0 = no limit."),
     Setting("RANKCRAWL_ALLOW_PRIVATE", False, "Allow requests to private, loopback, link-local, reserved addresses."),
     Setting("RANKCRAWL_MAX_PAGES", 0, "Page budget: the spider closes after fetching this many pages; 0 = unbounded."),
     Setting("RANKCRAWL_TOPIC_TERMS", [], "Topic terms; anchor/block text matching them raises a link's priority."),

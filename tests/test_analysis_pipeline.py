@@ -76,3 +76,10 @@ def test_non_html_and_errors_are_dropped_with_a_stat(redis_url: str) -> None:
         with pytest.raises(DropItem):
             coro.send(None)
         assert p.stats.get_value(stat) == 1
+
+
+def test_page_over_the_analysis_budget_is_dropped_with_a_stat(redis_url: str) -> None:
+    p = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False, RANKCRAWL_ANALYSIS_TIMEOUT=1e-9)
+    assert p._analyze("http://a.example/article0", page(0), "utf-8") is None  # whole page and prefix over budget
+    ok = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False, RANKCRAWL_ANALYSIS_TIMEOUT=0)
+    assert ok._analyze("http://a.example/article0", page(0), "utf-8").outcome == "complete"
