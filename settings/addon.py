@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rankcrawl.settings.connection import retry_policy
 from rankcrawl.settings.defaults import DEFAULTS
 
 PIPELINES = {
@@ -47,6 +48,7 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
         "SCHEDULER_QUEUE_KEY": f"{prefix}{{crawl}}:%(spider)s:requests",
         "SCHEDULER_DUPEFILTER_KEY": f"{prefix}{{crawl}}:%(spider)s:dupefilter",
         "REDIS_URL": redis_url,
+        "REDIS_PARAMS": {"retry": retry_policy()},  # scrapy-redis makes its own client: same retry policy
     }
 
 
