@@ -26,6 +26,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_MAX_PAGE_BYTES", 2_000_000, "Pages are analysed up to this many bytes; DOWNLOAD_MAXSIZE is 4× this."),
     Setting("RANKCRAWL_ANALYSIS_TIMEOUT", 5.0, "Seconds of analysis per page; past it the page's first eighth is analysed, else it is skipped (stats). 0 = no limit."),
     Setting("RANKCRAWL_ALLOW_PRIVATE", False, "Allow requests to private, loopback, link-local, reserved addresses."),
+    Setting("RANKCRAWL_SSRF_FAIL_OPEN", False, "Let a request through when its host name cannot be resolved (the address guard fails closed by default)."),
     Setting("RANKCRAWL_MAX_PAGES", 0, "Page budget: the spider closes after fetching this many pages; 0 = unbounded."),
     Setting("RANKCRAWL_TOPIC_TERMS", [], "Topic terms; anchor/block text matching them raises a link's priority."),
     Setting("RANKCRAWL_BIAS_TO_SEEDS", False, "Topic-specific PageRank: teleport to the seeds (Kohlschütter §3.1 Eq. 3.4)."),
