@@ -98,3 +98,28 @@ def test_title_separators_match_the_old_pattern_in_linear_time() -> None:
     start = time.perf_counter()
     TITLE_SEPARATORS.split(" " * 200_000 + "x")
     assert time.perf_counter() - start < 2.0  # the old pattern: 130 s for 100k spaces
+
+
+def test_attribute_cap_leaves_ordinary_markup_alone() -> None:
+    from rankcrawl.pipelines.parsing import cap_attributes
+
+    rng = random.Random(5)
+    pieces = ["<div class='a b'>", "</div>", "<a href=\"/x?a=1&b=2\" title='t >'>", "x", " ", "<", ">", "\"", "'",
+              "<img src=data:xx alt=\"<b>\">", "<p style=a:b;c:d>", "=", "<br/>", "<!-- c -->"]
+    for _ in range(3000):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randrange(40)))
+        assert cap_attributes(html) == html
+
+
+@pytest.mark.parametrize("attributes", ["a{i}=v", "a{i}", 'a{i}="<b c=d>"', "a{i}='>' "])
+def test_tags_with_thousands_of_attributes_are_cut_not_parsed_quadratically(attributes: str) -> None:
+    from rankcrawl.pipelines.parsing import MAX_ATTRIBUTES
+
+    attrs = " ".join(attributes.format(i=i) for i in range(100_000))
+    html = f"<html><body><p>before</p><div id=k {attrs}>inside</div><a href='/after'>after</a></body></html>"
+    start = time.perf_counter()
+    root = parse_html(html)
+    assert time.perf_counter() - start < 5.0  # libxml2 alone: over a minute for 100,000 attributes
+    (div,) = root.xpath("//div")
+    assert div.get("id") == "k" and len(div.attrib) == MAX_ATTRIBUTES
+    assert root.xpath("//a/@href") == ["/after"] and "inside" in div.text_content()

@@ -17,7 +17,7 @@ import stat
 import sys
 import zlib
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import click
 
@@ -128,8 +128,8 @@ def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> bytes:
 
 
 def extract_file(path: Path, url: str | None, timeout: float,
-                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> tuple[dict[str, Any] | None, list[str]]:
-    """(JSON row or None, stderr lines) for one file; never raises for a bad file."""
+                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> tuple[str | None, list[str]]:
+    """(JSON line or None, stderr lines) for one file; never raises for a bad file."""
     shown = one_line(str(path))
     try:
         data = read_page(path, max_bytes)
@@ -152,7 +152,12 @@ def extract_file(path: Path, url: str | None, timeout: float,
     elif doc.truncated:
         notes.append(f"rankcrawl: warning: {shown}: larger than the page size limit, truncated")
     row = doc.to_json(str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
-    return row, notes
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (e.g. from a character reference): escape it
+        line = json.dumps(row)
+    return line, notes
 
 
 def resolved(path: Path) -> Path | None:
@@ -180,15 +185,15 @@ def extract(urls_from: str | None, url: str | None, timeout: float, paths: tuple
     out = sys.stdout
     for path, problem in html_files(paths):
         if problem:
-            row, lines = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
+            row, notes = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
         else:
-            row, lines = extract_file(path, urls.get(resolved(path), url), timeout)
-        for line in lines:
-            click.echo(line, err=True)
+            row, notes = extract_file(path, urls.get(resolved(path), url), timeout)
+        for note in notes:
+            click.echo(note, err=True)
         if row is None:
             failed += 1
             continue
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        out.write(row + "\n")
     out.flush()
     if failed:
         raise SystemExit(1)
