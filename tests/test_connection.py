@@ -207,3 +207,8 @@ def test_graph_import_fails_at_start_on_a_full_server(full_server: str) -> None:
     admin = redis.Redis.from_url(full_server)
     admin.config_set("maxmemory", "0")
     assert admin.dbsize() == 0  # nothing half-imported
+
+
+def test_probe_on_single_server_and_cluster(any_client) -> None:
+    probe_writable(any_client, "rc:")
+    assert any_client.keys("rc:*") == []
