@@ -9,7 +9,8 @@ text, weight) of the counted links) and ``repush``, and its page goes to the gra
 crawl's ``EdgeSink``. Items without a body, and items of pages the middleware already stored,
 pass unchanged. Non-HTML pages and HTTP errors are dropped with a stat.
 
-Stats: those of ``page_analyzer.record_stats``, ``rankcrawl/dropped/{non_html,http_error}``.
+Stats: those of ``page_analyzer.record_stats``, ``rankcrawl/dropped/{non_html,http_error,analysis_timeout}``,
+``rankcrawl/pages/analysis_prefix`` (pages over RANKCRAWL_ANALYSIS_TIMEOUT, analysed on their prefix).
 """
 
 from __future__ import annotations

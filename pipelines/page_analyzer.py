@@ -21,10 +21,12 @@ from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.classifiers import CLASSIFIERS, FILTERS, get_classifier
+from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import connect
+from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 1024
@@ -84,6 +86,7 @@ class PageResult:
     template_links: int = 0
     duplicate: bool = False
     truncated: bool = False
+    prefix: bool = False
 
 
 def follow_of(doc: Document, counted: list[Link], template: frozenset[int] = frozenset()) -> list[FollowLink]:
@@ -117,8 +120,9 @@ class PageAnalyzer:
     """Per-page and site-level analysis of fetched pages, run off the reactor thread."""
 
     def __init__(self, *, scope: str = "content", max_bytes: int = 2_000_000, classifier: str | None = None,
-                 site: SiteAnalyzer | None = None) -> None:
+                 site: SiteAnalyzer | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"]) -> None:
         self.scope, self.max_bytes, self.classifier, self.site = scope, max_bytes, classifier, site
+        self.timeout = timeout
 
     @classmethod
     def from_settings(cls, settings: Any) -> PageAnalyzer:
@@ -132,7 +136,8 @@ class PageAnalyzer:
         if config.site_level:
             site = SiteAnalyzer(connect(config.redis_url), prefix=config.key_prefix,
                                 weighting=config.link_weighting, scope=config.edge_scope)
-        return cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site)
+        return cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
+                   timeout=config.analysis_timeout)
 
     @classmethod
     def of(cls, crawler: Any) -> PageAnalyzer:
@@ -141,7 +146,8 @@ class PageAnalyzer:
 
     async def analyze(self, url: str, body: bytes, *, status: int = 200, encoding: str | None = None,
                       content_type: str = "") -> PageResult:
-        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors and non-HTML bodies."""
+        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies and pages over the
+        analysis time budget (even on their prefix)."""
         if status >= 400:
             raise NotAnalysed("http_error", f"HTTP {status}: {url}")
         if not is_html(content_type, body):
@@ -149,9 +155,12 @@ class PageAnalyzer:
         return await maybe_deferred_to_future(deferToThread(self.analyze_sync, url, body, encoding))
 
     def analyze_sync(self, url: str, body: bytes, encoding: str | None = None) -> PageResult:
-        """The blocking part: parse and classify, then apply the host's site-level decision."""
+        """The blocking part: parse and classify within the time budget, then apply the host's site-level decision."""
         opts: dict[str, Any] = {"classifier": self.classifier} if self.classifier else {}
-        doc = analyze(body, url=url, encoding=encoding, max_bytes=self.max_bytes, **opts)
+        budgeted = analyze_within(body, url=url, encoding=encoding, timeout=self.timeout, max_bytes=self.max_bytes, **opts)
+        doc = budgeted.doc
+        if doc is None:
+            raise NotAnalysed("analysis_timeout", f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
         template_links = template_blocks = 0
         template: frozenset[int] = frozenset()
         duplicate = False
@@ -172,7 +181,7 @@ class PageAnalyzer:
             url=url, title=doc.title, edges=edges, follow=follow_of(doc, counted, template), repush=repush,
             blocks=len(doc.blocks), boilerplate_blocks=len(doc.blocks) - content, template_blocks=template_blocks,
             links_seen=len(doc.all_links), links_kept=len(counted), template_links=template_links,
-            duplicate=duplicate, truncated=doc.truncated,
+            duplicate=duplicate, truncated=doc.truncated, prefix=budgeted.outcome == "prefix",
         )
 
 
@@ -181,6 +190,7 @@ def record_stats(stats: Any, r: PageResult) -> None:
     inc = stats.inc_value
     inc("rankcrawl/pages/analysed")
     inc("rankcrawl/pages/truncated", int(r.truncated))
+    inc("rankcrawl/pages/analysis_prefix", int(r.prefix))
     inc("rankcrawl/pages/near_duplicates", int(r.duplicate))
     inc("rankcrawl/pages/repushed", len(r.repush))
     inc("rankcrawl/blocks", r.blocks)

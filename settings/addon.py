@@ -18,6 +18,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from rankcrawl.settings.config import RankcrawlConfig, SettingError
+from rankcrawl.settings.connection import retry_policy
 from rankcrawl.settings.defaults import DEFAULTS
 
 SPIDER_MODULE = "rankcrawl.crawler.spider"
@@ -44,17 +45,20 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
     """scrapy-redis's shared scheduler and dupefilter under rankcrawl's key prefix.
 
     Its ``PriorityQueue`` is a sorted set scored by ``-request.priority``, so rankcrawl's rank-aware
-    priorities order the shared frontier. On a Redis Cluster, every frontier key lives on one slot
+    priorities order the shared frontier. Entries are JSON (``rankcrawl.crawler.frontier``), never
+    pickle, and an entry that is not a checked request is skipped. On a Redis Cluster, every frontier key lives on one slot
     (``{crawl}`` hash tag); the frontier is one hot key by design, the graph is the sharded part.
     """
     return {
         "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
         "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
         "SCHEDULER_PERSIST": True,
-        "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.PriorityQueue",
+        "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SafePriorityQueue",
+        "SCHEDULER_SERIALIZER": "rankcrawl.crawler.frontier",
         "SCHEDULER_QUEUE_KEY": f"{prefix}{{crawl}}:%(spider)s:requests",
         "SCHEDULER_DUPEFILTER_KEY": f"{prefix}{{crawl}}:%(spider)s:dupefilter",
         "REDIS_URL": redis_url,
+        "REDIS_PARAMS": {"retry": retry_policy()},  # scrapy-redis makes its own client: same retry policy
     }
 
 

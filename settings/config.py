@@ -43,7 +43,9 @@ class RankcrawlConfig:
     classifier: str | None
     site_level: bool
     max_page_bytes: int
+    analysis_timeout: float
     allow_private: bool
+    ssrf_fail_open: bool
     max_pages: int
     topic_terms: tuple[str, ...]
     bias_to_seeds: bool

@@ -10,6 +10,7 @@ from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline
+from rankcrawl.pipelines.page_analyzer import NotAnalysed, edges_of, is_html
 from rankcrawl.pipelines.document import Link
 from rankcrawl.pipelines.page_analyzer import edges_of, is_html
 from rankcrawl.ranker.store.graphstore import GraphStore
@@ -122,3 +123,13 @@ def test_non_html_and_errors_are_dropped_with_a_stat(redis_url: str) -> None:
         with pytest.raises(DropItem):
             run(p.process_item(item))
         assert p.stats.get_value(stat) == 1
+
+
+def test_page_over_the_analysis_budget_is_dropped_with_a_stat(redis_url: str) -> None:
+    p = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False, RANKCRAWL_ANALYSIS_TIMEOUT=1e-9)
+    with pytest.raises(NotAnalysed) as skipped:  # whole page and prefix over budget
+        p.analyzer.analyze_sync("http://a.example/article0", page(0), "utf-8")
+    assert skipped.value.reason == "analysis_timeout"  # the pipeline counts rankcrawl/dropped/analysis_timeout
+    ok = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False, RANKCRAWL_ANALYSIS_TIMEOUT=0)
+    result = ok.analyzer.analyze_sync("http://a.example/article0", page(0), "utf-8")
+    assert not result.prefix and result.edges

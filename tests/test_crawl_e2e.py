@@ -35,7 +35,7 @@ FAST = {
     "LOG_LEVEL": "WARNING",
 }
 CRAWL_TIMEOUT = 90
-OUTAGE = 6.0  # seconds: longer than the graph store's own retries (~4 s), so the pipeline's buffer acts
+OUTAGE = 12.0  # seconds: longer than the connection retry policy (6 retries, ≤ ~5 s of backoff), so the edge buffer acts
 PACKAGE_ROOT = Path(rankcrawl.crawler.__file__).resolve().parents[1]
 OWN_FRAMES = tuple(f'File "{PACKAGE_ROOT / package}/' for package in ("crawler", "pipelines", "ranker", "settings"))
 

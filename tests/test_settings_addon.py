@@ -152,3 +152,16 @@ def test_spider_rejects_a_bad_seed() -> None:
     crawler = get_crawler(FocusedSpider, {})
     with pytest.raises(ValueError, match="not an http"):
         FocusedSpider.from_crawler(crawler, seeds="javascript:alert(1)")
+
+
+def test_distributed_frontier_is_json_with_the_retry_policy(redis_url: str) -> None:
+    from scrapy_redis.connection import get_redis_from_settings
+
+    crawler = get_crawler(FocusedSpider, {**ADDON, "RANKCRAWL_DISTRIBUTED": "True", "RANKCRAWL_REDIS_URL": redis_url})
+    cs = crawler.settings
+    assert cs.get("SCHEDULER_SERIALIZER") == "rankcrawl.crawler.frontier"
+    assert cs.get("SCHEDULER_QUEUE_CLASS") == "rankcrawl.crawler.frontier.SafePriorityQueue"
+    client = get_redis_from_settings(cs)
+    retry = client.get_retry()
+    assert retry.get_retries() == 6 and client.ping()
+    client.close()
