@@ -29,7 +29,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import DNSLookupError
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.settings.defaults import DEFAULTS
+from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import host_of
 
 CACHE_SIZE = 4096
@@ -97,12 +97,12 @@ class SafetyMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "SafetyMiddleware":
-        settings = crawler.settings
-        if not settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+        config = RankcrawlConfig.of(crawler)
+        if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
-        if settings.getbool("RANKCRAWL_ALLOW_PRIVATE", DEFAULTS["RANKCRAWL_ALLOW_PRIVATE"]):
+        if config.allow_private:
             raise NotConfigured("RANKCRAWL_ALLOW_PRIVATE is True")
-        return cls(crawler, settings.getbool("RANKCRAWL_SSRF_FAIL_OPEN", DEFAULTS["RANKCRAWL_SSRF_FAIL_OPEN"]))
+        return cls(crawler, config.ssrf_fail_open)
 
     async def lookup(self, host: str) -> list[str]:
         """The addresses of ``host``, resolved in a thread (OSError when it cannot be resolved)."""

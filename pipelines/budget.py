@@ -19,7 +19,6 @@ from typing import Any
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES, analyze
 from rankcrawl.pipelines.deadline import CHECK_EVERY, AnalysisTimeout, Deadline
 from rankcrawl.pipelines.document import Document, Link
-from rankcrawl.settings.defaults import DEFAULTS
 
 PREFIX_SHARE = 0.125
 """Share of the page (bytes) analysed when the whole page did not fit the budget."""
@@ -36,11 +35,6 @@ class Budgeted:
     doc: Document | None
     outcome: str
     seconds: float
-
-
-def analysis_timeout(settings: Any) -> float:
-    """``RANKCRAWL_ANALYSIS_TIMEOUT`` in seconds from Scrapy settings (0 = no budget)."""
-    return settings.getfloat("RANKCRAWL_ANALYSIS_TIMEOUT", DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"])
 
 
 def _resolve_links(doc: Document, deadline: Deadline) -> None:

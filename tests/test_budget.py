@@ -10,6 +10,7 @@ from rankcrawl.pipelines import budget
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
+from rankcrawl.settings.config import RankcrawlConfig
 
 PARA = "<p>" + "Rivers carry water from the hills down to the sea every single day. " * 4 + "</p>"
 PAGE = (f"<html><head><title>River</title></head><body><h1>Rivers</h1>{PARA}"
@@ -70,5 +71,5 @@ def test_hostile_pages_end_near_the_budget(html: bytes) -> None:
 def test_timeout_setting_is_read_from_scrapy_settings() -> None:
     from scrapy.settings import Settings
 
-    assert budget.analysis_timeout(Settings({"RANKCRAWL_ANALYSIS_TIMEOUT": "2.5"})) == 2.5
-    assert budget.analysis_timeout(Settings()) == 5.0
+    assert RankcrawlConfig.from_settings(Settings({"RANKCRAWL_ANALYSIS_TIMEOUT": "2.5"})).analysis_timeout == 2.5
+    assert RankcrawlConfig.from_settings(Settings()).analysis_timeout == 5.0
