@@ -118,21 +118,30 @@ def read_urls(path: str) -> list[str]:
 @redis_url_option
 @prefix_option
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.85, show_default=True)
-@click.option("--tol", type=click.FloatRange(0, min_open=True), default=1e-10, show_default=True, help="L1 stopping tolerance.")
+@click.option("--tol", type=click.FloatRange(0, min_open=True), default=1e-10, show_default=True,
+              help="Certified bound on the L1 error of the published ranks.")
 @click.option("--partitions", type=click.IntRange(1), default=1, show_default=True, help="Host partitions of the solver.")
 @click.option("--teleport-from", "teleport_from", type=click.Path(dir_okay=False), default=None,
               help="File of biasing-set URLs (one per line): topic-specific PageRank.")
+@click.option("--interim-tol", type=click.FloatRange(0, min_open=True), default=None,
+              help="Looser certified L1 bound for epochs published while changes keep arriving (default: --tol).")
 @click.option("--poll-interval", type=click.FloatRange(0.05), default=1.0, show_default=True, help="Seconds per wait for changes.")
+@click.option("--lease-wait", type=click.FloatRange(0), default=60.0, show_default=True,
+              help="--once: seconds to wait while another ranker holds the publishing lease.")
 @one_line_errors
 def ranker(once: bool, redis_url: str | None, key_prefix: str, alpha: float, tol: float, partitions: int,
-           teleport_from: str | None, poll_interval: float) -> None:
-    """Keep PageRank current with the graph: solve on changes, publish epochs."""
+           teleport_from: str | None, interim_tol: float | None, poll_interval: float, lease_wait: float) -> None:
+    """Keep PageRank current with the graph: solve on changes, publish epochs (tol: certified L1 bound)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     teleport = read_urls(teleport_from) if teleport_from else None
-    service = RankerService(connect(redis_url), alpha=alpha, tol=tol, partitions=partitions,
-                            teleport_urls=teleport, prefix=key_prefix)
+    if interim_tol is not None and interim_tol < tol:
+        raise UserError("--interim-tol must be at least --tol")
+    service = RankerService(connect(redis_url), alpha=alpha, tol=tol, partitions=partitions, teleport_urls=teleport,
+                            prefix=key_prefix, interim_tol=interim_tol, lease_wait=lease_wait if once else 0.0)
     if once:
         if service.solve_once() is None:
+            if service.graph is None:
+                raise UserError(f"another ranker held the publishing lease for {lease_wait:g} s")
             raise UserError("the graph is empty: import edges or crawl first")
         return
     stop = threading.Event()

@@ -166,7 +166,8 @@ class RankPublisher:
 
         def run() -> None:
             pipe = self.store.client.pipeline(transaction=False)
-            pipe.delete(top_key, host_key)
+            pipe.delete(top_key)
+            pipe.delete(host_key)
             if base is not None:
                 pipe.copy(self.keys.hostrank(base), host_key)
             for key, mapping in ((top_key, top), (host_key, hostrank)):
