@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import logging
-import math
 import sys
 import threading
-from collections import defaultdict
-from typing import Iterable, TextIO
+from typing import TextIO
 
 import click
 
-from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.bulk import import_edges
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
-from rankcrawl.settings.urls import normalize_url
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
 from rankcrawl.settings.connection import connect
 
@@ -23,38 +21,6 @@ prefix_option = click.option(
     "--key-prefix", envvar="RANKCRAWL_KEY_PREFIX", default=DEFAULT_PREFIX, show_default=True,
     help="Prefix of every Redis key rankcrawl uses.",
 )
-
-
-def parse_edges(lines: Iterable[str], err: TextIO) -> tuple[dict[str, list[tuple[str, float]]], int]:
-    """Links per source URL from ``src<TAB>dst[<TAB>weight]`` lines; bad lines reported, counted."""
-    links: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    bad = 0
-    for number, line in enumerate(lines, 1):
-        line = line.rstrip("\r\n")
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        problem = None
-        if len(fields) not in (2, 3):
-            problem = f"expected 2 or 3 tab-separated fields, got {len(fields)}"
-        else:
-            src, dst = normalize_url(fields[0]), normalize_url(fields[1])
-            weight = 1.0
-            if len(fields) == 3:
-                try:
-                    weight = float(fields[2])
-                except ValueError:
-                    weight = math.nan
-            if src is None or dst is None:
-                problem = f"not an http(s) URL: {fields[0] if src is None else fields[1]!r}"
-            elif not (math.isfinite(weight) and weight > 0):
-                problem = f"weight must be a positive number: {fields[2]!r}"
-        if problem:
-            bad += 1
-            click.echo(f"line {number}: {problem}", file=err)
-            continue
-        links[src].append((dst, weight))
-    return links, bad
 
 
 @click.group("graph")
@@ -69,11 +35,11 @@ def graph() -> None:
 @one_line_errors
 def graph_import(edges: TextIO, redis_url: str | None, key_prefix: str) -> None:
     """Import EDGES.tsv ('-' for stdin); a source's edges replace the ones stored for it."""
-    links, bad = parse_edges(edges, sys.stderr)
     store = GraphStore(connect(redis_url), key_prefix)
-    stored = store.put_pages(PageRecord(src, ls) for src, ls in links.items())
-    click.echo(f"imported {sum(map(len, links.values()))} edges from {stored} pages" + (f"; {bad} bad lines skipped" if bad else ""), err=True)
-    if bad and not stored:
+    report = import_edges(store, edges, lambda number, problem: click.echo(f"line {number}: {problem}", err=True))
+    click.echo(f"imported {report.edges} edges from {report.pages} pages"
+               + (f"; {report.bad} bad lines skipped" if report.bad else ""), err=True)
+    if report.bad and not report.pages:
         raise UserError("no valid edge in the input")
 
 

@@ -205,13 +205,18 @@ class GraphStore:
 
     def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
-        split = [host_and_path(u) for u in urls]
+        return self.ids_of_split([host_and_path(u) for u in urls], create)
+
+    def ids_of_split(self, split: list[tuple[str, str] | None], create: bool = True) -> list[tuple[int, int] | None]:
+        """(HostID, LocalID) per (host key, path+query) of normalised URLs (None stays None).
+
+        One ID-assigning Lua call per host batch of up to ARGS_PER_CALL paths, all pipelined."""
         hids = self.host_ids([s[0] for s in split if s], create)
-        by_host: dict[int, list[str]] = defaultdict(list)
+        by_host: dict[int, set[str]] = defaultdict(set)
         for s in split:
             if s and s[0] in hids:
-                by_host[hids[s[0]]].append(s[1])
-        order = [(hid, sorted(set(paths))) for hid, paths in by_host.items()]
+                by_host[hids[s[0]]].add(s[1])
+        order = [(hid, sorted(paths)) for hid, paths in by_host.items()]
 
         def run() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
