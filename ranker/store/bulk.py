@@ -60,10 +60,12 @@ class EdgeImporter:
         self.dst: list[np.ndarray] = []
         self.weight: list[np.ndarray] = []
         self.bad = 0
+        self.grown: set[int] = set()  # hosts that got new pages
 
     def _ids(self, urls: Iterable[str]) -> None:
         new = [u for u in set(urls) if u not in self.cache]
         ids = self.store.ids_of_split([split_normal(u) for u in new], create=True)
+        self.grown |= self.store.grown_hosts
         self.cache.update((u, -1 if i is None else (i[0] << 32) | i[1]) for u, i in zip(new, ids))
 
     def _chunk(self, lines: list[str], first: int) -> None:
@@ -115,7 +117,8 @@ class EdgeImporter:
             first += len(lines)
 
     def write(self) -> ImportReport:
-        """Store every source's merged out-edges (self-links dropped), announce the hosts touched."""
+        """Store every source's merged out-edges (self-links dropped); announce the hosts whose edges
+        changed or that got new pages."""
         src, dst = np.concatenate(self.src or [np.zeros(0, np.int64)]), np.concatenate(self.dst or [np.zeros(0, np.int64)])
         weight = np.concatenate(self.weight or [np.zeros(0)])
         keep = src != dst
@@ -136,7 +139,7 @@ class EdgeImporter:
         for block, lo, hi in zip(np.split(pages, cuts), np.split(bounds[0], cuts), np.split(bounds[1], cuts)):
             if len(block):
                 self._write_host(int(block[0] >> 32), (block & 0xFFFFFFFF).tolist(), edges, lo.tolist(), hi.tolist())
-        touched = np.union1d(hosts, d >> 32).tolist()
+        touched = sorted(set(np.unique(hosts).tolist()) | self.grown)  # edges changed, or new pages
 
         def announce() -> None:
             self.store._announce(touched)

@@ -52,10 +52,12 @@ if #fwd > 0 then
   redis.call('HSET', KEYS[1], unpack(fwd))
   redis.call('HSET', KEYS[2], unpack(back))
 end
+ids[#ARGV + 1] = #fwd / 2
 return ids
 """
 """KEYS: name→id hash, id→name hash (same hash tag). ARGV: distinct names. Returns their ids
-(new names get the next numbers); one call per host batch of up to ARGS_PER_CALL names."""
+(new names get the next numbers) and, last, how many were new; one call per host batch of up
+to ARGS_PER_CALL names."""
 
 T = TypeVar("T")
 
@@ -180,6 +182,7 @@ class GraphStore:
     def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
         self.client = client
         self.keys = Keys(prefix)
+        self.grown_hosts: set[int] = set()  # hosts that got new pages in the last ``ids_of_split``
 
     # -- IDs ------------------------------------------------------------------------------
     def _assign(self, pipe: Any, name_key: str, id_key: str, names: list[str]) -> None:
@@ -199,7 +202,7 @@ class GraphStore:
                 self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
             else:
                 pipe.hmget(self.keys.hosts, unique)
-            return [x for res in pipe.execute() for x in res]
+            return [x for res in pipe.execute() for x in (res[:-1] if create else res)]
 
         return {h: int(i) for h, i in zip(unique, with_retry(run)) if i is not None}
 
@@ -229,8 +232,16 @@ class GraphStore:
 
         results = iter(with_retry(run))
         lids: dict[tuple[int, str], int] = {}
+        self.grown_hosts = set()
         for hid, paths in order:
-            got = [x for _ in range(math.ceil(len(paths) / ARGS_PER_CALL) if create else 1) for x in next(results)]
+            got: list[Any] = []
+            for _ in range(math.ceil(len(paths) / ARGS_PER_CALL) if create else 1):
+                res = next(results)
+                if create:
+                    res, new = res[:-1], res[-1]
+                    if new:
+                        self.grown_hosts.add(hid)
+                got += res
             lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
         out: list[tuple[int, int] | None] = []
         for s in split:
@@ -301,7 +312,7 @@ class GraphStore:
             packed = pack_links([t for t, _ in kept], [w for _, w in kept])
             meta = json.dumps(rec.meta, sort_keys=True, default=str) if rec.meta else None
             writes.append((hid, lid, packed, meta, rec.gone, "status" in rec.meta))
-        touched = sorted({i[0] for i in all_ids if i is not None})
+        touched = sorted({i[0] for i in page_ids} | self.grown_hosts)  # edges changed, or new pages
 
         def run() -> None:
             pipe = self.client.pipeline(transaction=False)
