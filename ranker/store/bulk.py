@@ -1,7 +1,7 @@
 """Bulk edge import (``rankcrawl graph import``): millions of ``src<TAB>dst[<TAB>weight]`` lines.
 
 Each distinct URL is normalised once: a URL already in normal form (lower-case http(s) host of
-plain labels, no port or a non-default one, a path and query of unreserved characters) is
+plain labels, no port or a non-default one, a path of unreserved characters and no query) is
 recognised by one regular expression and split directly; anything else goes through
 ``settings.urls.normalize_url``. IDs are assigned per host batch (one Lua call each, pipelined),
 edges become integer arrays, duplicate links are summed and self-links dropped with numpy, and
@@ -26,7 +26,7 @@ FIELDS_PER_CALL = 2000
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 MARK_STORED = "for _, lid in ipairs(ARGV) do redis.call('HSETNX', KEYS[1], lid, '{}') end"
 """KEYS: a host's meta hash. ARGV: LocalIDs stored as pages (existing metadata kept)."""
-NORMAL = re.compile(rf"(https?)://((?:{LABEL}\.)*{LABEL})(?::([1-9][0-9]{{0,4}}))?(/[A-Za-z0-9._~/-]*(?:\?[A-Za-z0-9._~=&/-]+)?)")
+NORMAL = re.compile(rf"(https?)://((?:{LABEL}\.)*{LABEL})(?::([1-9][0-9]{{0,4}}))?(/[A-Za-z0-9._~/-]*)")
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ImportReport:
 def split_normal(url: str) -> tuple[str, str] | None:
     """(host key, path+query) of ``url`` after normalisation; None if it is not http(s)."""
     m = NORMAL.fullmatch(url)
-    if m is None or "--" in m.group(2):
+    if m is None or "--" in m.group(2) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
         return host_and_path(url)
     scheme, host, port, path = m.groups()
     if port is not None:
