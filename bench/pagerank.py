@@ -31,7 +31,6 @@ from bench.report import markdown_table, write_section
 from bench.synthetic_graph import add_hosts, synthetic_web
 from rankcrawl.ranker.pagerank import solve
 from rankcrawl.ranker.service import RankerService
-from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.settings.connection import connect

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankcrawl.ranker import _gauss_seidel, _push
+from rankcrawl.ranker import _gauss_seidel
 from rankcrawl.ranker.inlink_csr import build_links
 from rankcrawl.ranker.outlinks import OutLinks
 from rankcrawl.ranker.partitions import assign_partitions

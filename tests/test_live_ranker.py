@@ -15,7 +15,6 @@ import networkx as nx
 import numpy as np
 
 from rankcrawl.ranker.livegraph import LiveGraph
-from rankcrawl.ranker.pagerank import solve
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.epochs import current
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
