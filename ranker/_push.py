@@ -65,9 +65,9 @@ def _activate(seg_lo, seg_hi, res, theta, active):  # pragma: no cover - compile
 @njit(cache=True, nogil=True)
 def _push_range(lo, hi, start, count, dst, weight, inv_out, alpha, theta, y, res, seg_of, active,
                 acc):  # pragma: no cover - compiled
-    """Push every page lo..hi-1 holding |res| > theta; acc = [edges, pages] counts the work.
-    A page whose |res| rises above theta activates its segment."""
-    edges, pages = acc[0], acc[1]
+    """Push every page lo..hi-1 holding |res| > theta; acc = [edges, pages, Σ|Δy|] counts the work
+    and how far y moved. A page whose |res| rises above theta activates its segment."""
+    edges, pages, moved = acc[0], acc[1], acc[2]
     for u in range(lo, hi):
         d = res[u]
         if abs(d) <= theta:
@@ -75,6 +75,7 @@ def _push_range(lo, hi, start, count, dst, weight, inv_out, alpha, theta, y, res
         res[u] = 0.0
         y[u] += d
         pages += 1.0
+        moved += abs(d)
         c = alpha * d * inv_out[u]
         if c != 0.0:
             s = start[u]
@@ -87,20 +88,20 @@ def _push_range(lo, hi, start, count, dst, weight, inv_out, alpha, theta, y, res
                 if abs(new) > theta and abs(old) <= theta:
                     active[seg_of[t]] = 1
             edges += m
-    acc[0], acc[1] = edges, pages
+    acc[0], acc[1], acc[2] = edges, pages, moved
 
 
 @njit(cache=True, nogil=True)
 def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha, y, res, tol, max_rounds,
-               active, swept, step):  # pragma: no cover - compiled
+               active, drift, step):  # pragma: no cover - compiled
     """Push until (bound) ≤ tol or ``max_rounds`` rounds; returns (rounds, bound, edges, pages).
 
     Levels: theta starts at max|res|/step and falls by ``step`` per level, never below the value
     at which every page under it guarantees the bound; a level ends when no segment is active,
-    then an exact pass over res decides. ``swept[s]`` is set for every segment swept."""
+    then an exact pass over res decides. ``drift[s]`` accumulates Σ|Δy| of segment s."""
     n = y.shape[0]
     factor = 0.5 * (1.0 - alpha)
-    acc = np.zeros(2)
+    acc = np.zeros(3)
     rounds = 0
     if n == 0:
         return 0, 0.0, 0.0, 0.0
@@ -121,9 +122,10 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
                 if active[s]:
                     any_active = True
                     active[s] = 0
-                    swept[s] = 1
+                    before = acc[2]
                     _push_range(seg_lo[s], seg_hi[s], start, count, dst, weight, inv_out, alpha, theta,
                                 y, res, seg_of, active, acc)
+                    drift[s] += acc[2] - before
             if not any_active:
                 break
             rounds += 1

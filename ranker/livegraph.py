@@ -56,6 +56,7 @@ class LiveGraph:
         self.index: dict[int, np.ndarray] = {}  # HostID → int32 page number per LocalID
         self.alias: dict[int, int] = {}  # redirecting page → its target page (raw, before resolution)
         self.dirty: set[int] = set()  # hosts whose vectors changed outside the solver (new/excluded pages)
+        self.drift: dict[int, float] = {}  # host → Σ|Δy| since its vector was last published
         self.needs_rebuild = False
         self._seg_arrays: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -227,8 +228,11 @@ class LiveGraph:
             self.ensure_host(hid, max(part.n_pages, int(part.src_local.max()) + 1 if len(part.src_local) else 0))
             for h, l in ((part.dst_host, part.dst_local), (part.alias_target["host"], part.alias_target["local"])):
                 if len(h):
-                    for th in np.unique(h).tolist():
-                        self.ensure_host(int(th), int(l[h == th].max()) + 1)
+                    targets, inverse = np.unique(h, return_inverse=True)
+                    size = np.zeros(len(targets), dtype=np.int64)
+                    np.maximum.at(size, inverse, l.astype(np.int64) + 1)
+                    for th, m in zip(targets.tolist(), size.tolist()):
+                        self.ensure_host(int(th), m)
         newly: list[int] = []
         for hid, part in hosts.items():
             idx = self.index[hid]
@@ -272,14 +276,17 @@ class LiveGraph:
         _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], self.teleport(),
                        self.alpha, self.y[:n], self.res[:n])
 
-    def push(self, tol: float, max_rounds: int) -> tuple[PushState, set[int]]:
-        """Push to the certified bound ``tol``; (state, hosts whose scores moved)."""
+    def push(self, tol: float, max_rounds: int) -> PushState:
+        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``."""
         n = self.n
         lo, hi = self._segments()
         active = np.zeros(len(lo), dtype=np.uint8)
-        swept = np.zeros(len(lo), dtype=np.uint8)
+        drift = np.zeros(len(lo))
         rounds, bound, edges, pages = _push.push_solve(
             lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
-            self.alpha, self.y[:n], self.res[:n], tol, max_rounds, active, swept, _push.THETA_STEP)
-        moved = {self.segments[s][0] for s in np.flatnonzero(swept).tolist()}
-        return PushState(int(rounds), float(bound), float(edges), float(pages), int(swept.sum())), moved
+            self.alpha, self.y[:n], self.res[:n], tol, max_rounds, active, drift, _push.THETA_STEP)
+        touched = np.flatnonzero(drift)
+        for s in touched.tolist():
+            hid = self.segments[s][0]
+            self.drift[hid] = self.drift.get(hid, 0.0) + float(drift[s])
+        return PushState(int(rounds), float(bound), float(edges), float(pages), len(touched))

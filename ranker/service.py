@@ -96,6 +96,7 @@ class RankerService:
         self._offset: str | None = None
         self._final = True  # the last epoch this service published was a final one
         self._urls: dict[int, str] = {}  # page number → URL, for the top list
+        self._published_sum: dict[int, float] = {}  # host → Σ of its published scores (norm = their sum)
 
     # -- graph ----------------------------------------------------------------------------
     def _bias(self) -> list[tuple[int, int]] | None:
@@ -121,7 +122,7 @@ class RankerService:
             graph.y[: graph.n][graph.excluded[: graph.n]] = 0.0
             graph.reset_residual()
         graph.dirty = set(graph.index)
-        self.graph, self._urls = graph, {}
+        self.graph, self._urls, self._published_sum = graph, {}, {}
         return len(hosts)
 
     def _refresh(self, head: str) -> int:
@@ -187,33 +188,57 @@ class RankerService:
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
             with self.progress.solving():
-                state, moved = graph.push(tol, MAX_ROUNDS)
+                state = graph.push(tol, MAX_ROUNDS)
             solve_s = time.perf_counter() - solve_started
-            converged = state.bound <= tol
-            if not converged:
+            if state.bound > tol:
                 log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)
             publish_started = time.perf_counter()
-            epoch, written = self._publish(lease, graph, moved, head, tol, state, converged, final, edges)
+            epoch, written, bound = self._publish(lease, graph, head, tol, state, final, edges)
             self._final = final or self.interim_tol is None
-        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds, state.bound, converged,
+        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds, bound, bound <= tol,
                              self._final, written, time.perf_counter() - started, load_s, solve_s,
                              time.perf_counter() - publish_started, state.edges / max(edges, 1))
         self.progress.published(report)
         return report
 
-    def _publish(self, lease: Lease, graph: LiveGraph, moved: set[int], head: str, tol: float, state: Any,
-                 converged: bool, final: bool, edges: int) -> tuple[int, int]:
-        hosts = set(graph.index) if self.publisher.full_publish_needed() else moved | graph.dirty
+    def _hosts_to_publish(self, graph: LiveGraph, tol: float, solve_bound: float) -> tuple[set[int], float]:
+        """Hosts whose vectors must be rewritten, and the staleness Σ|y − y_published| left.
+
+        New and excluded pages always go out; of the hosts the solve moved, the most moved go out
+        until what stays unpublished fits the bound: ‖r_published − r*‖₁ ≤ solve bound +
+        2·staleness/norm ≤ tol (the same normalisation lemma as the solve's bound)."""
+        if self.publisher.full_publish_needed() or not self._published_sum:
+            return set(graph.index), 0.0
+        hosts = set(graph.dirty)
+        pending = sorted(((d, h) for h, d in graph.drift.items() if h not in hosts), reverse=True)
+        stale = sum(d for d, _ in pending)
+        budget = max(0.0, tol - solve_bound) * 0.5 * max(sum(self._published_sum.values()), 1e-300) / 2
+        for d, h in pending:
+            if stale <= budget:
+                break
+            hosts.add(h)
+            stale -= d
+        return hosts, max(stale, 0.0)
+
+    def _publish(self, lease: Lease, graph: LiveGraph, head: str, tol: float, state: Any, final: bool,
+                 edges: int) -> tuple[int, int, float]:
+        hosts, stale = self._hosts_to_publish(graph, tol, state.bound)
+        sums = {h: graph.host_sum(h) for h in hosts}
+        published_sum = {**self._published_sum, **sums}
+        norm = sum(published_sum.values())
+        bound = state.bound + 2.0 * stale / norm
         previous = current(self.store)
         unconverged = int(previous.fields.get("unconverged", 0)) if previous else 0
         stats = dict(hosts=len(graph.index), pages=int((~graph.excluded[: graph.n]).sum()), edges=edges,
-                     iterations=state.rounds, error_bound=repr(state.bound), residual=repr(state.bound), tol=tol,
-                     converged=int(converged), unconverged=unconverged + (not converged), final=int(final),
+                     iterations=state.rounds, error_bound=repr(bound), residual=repr(bound), solve_bound=repr(state.bound),
+                     tol=tol, converged=int(bound <= tol), unconverged=unconverged + (bound > tol), final=int(final),
                      alpha=self.alpha)
-        epoch = self.publisher.publish(lease, hosts, graph.vector, graph.norm(),
-                                       {h: graph.host_sum(h) for h in hosts}, self._top(graph), head, stats)
+        epoch = self.publisher.publish(lease, hosts, graph.vector, norm, sums, self._top(graph), head, stats)
+        self._published_sum = published_sum
         graph.dirty.clear()
-        return epoch, len(hosts)
+        for h in hosts:
+            graph.drift.pop(h, None)
+        return epoch, len(hosts), bound
 
     def _quiet(self) -> bool:
         """True when no change arrived during the last ``debounce`` seconds (server clock)."""
