@@ -54,6 +54,7 @@ class LiveGraph:
         self.weight = np.zeros(0, np.float32)
         self.segments: list[tuple[int, int, int, int]] = []  # (HostID, lo, hi, LocalID of lo)
         self.index: dict[int, np.ndarray] = {}  # HostID → int32 page number per LocalID
+        self.base = np.zeros(0, np.int64)  # HostID → page number of LocalID 0 if the host is one segment, else -1
         self.alias: dict[int, int] = {}  # redirecting page → its target page (raw, before resolution)
         self.dirty: set[int] = set()  # hosts whose vectors changed outside the solver (new/excluded pages)
         self.drift: dict[int, float] = {}  # host → Σ|Δy| since its vector was last published
@@ -68,7 +69,7 @@ class LiveGraph:
     @property
     def nbytes(self) -> int:
         arrays = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of, self.excluded, self.dst,
-                  self.weight, *self.index.values())
+                  self.weight, self.base, *self.index.values())
         return sum(a.nbytes for a in arrays) + 24 * len(self.segments)
 
     def host_ids(self) -> list[int]:
@@ -129,11 +130,15 @@ class LiveGraph:
 
     def ensure_host(self, hid: int, n_pages: int) -> None:
         """Give host ``hid`` at least ``n_pages`` pages (new ones: one new segment, y = 0, res = v)."""
-        idx = self.index.get(hid, np.zeros(0, np.int32))
-        extra = n_pages - len(idx)
-        if extra <= 0:
+        idx = self.index.get(hid)
+        if idx is not None and len(idx) >= n_pages:
             return
+        if idx is None:
+            idx = np.zeros(0, np.int32)
+        extra = n_pages - len(idx)
         first = self._pages(extra)
+        self.base = _grown(self.base, hid + 1, -1)
+        self.base[hid] = first if not len(idx) else -1
         gids = np.arange(first, first + extra, dtype=np.int32)
         self.start[gids], self.count[gids], self.inv_out[gids], self.y[gids] = self.end, 0, 0.0, 0.0
         self.excluded[gids] = False
@@ -149,11 +154,15 @@ class LiveGraph:
         out = np.empty(len(hosts), dtype=np.int64)
         if not len(hosts):
             return out
-        order = np.argsort(hosts, kind="stable")
-        h_sorted = hosts[order]
-        cuts = np.flatnonzero(np.diff(h_sorted)) + 1
-        for part in np.split(order, cuts):
-            out[part] = self.index[int(hosts[part[0]])][locals_[part]]
+        base = self.base[hosts]
+        fast = base >= 0  # hosts of one segment: no per-host work
+        out[fast] = base[fast] + locals_[fast]
+        rest = np.flatnonzero(~fast)
+        if len(rest):
+            order = rest[np.argsort(hosts[rest], kind="stable")]
+            cuts = np.flatnonzero(np.diff(hosts[order])) + 1
+            for part in np.split(order, cuts):
+                out[part] = self.index[int(hosts[part[0]])][locals_[part]]
         return out
 
     def _links(self, extra: int) -> None:
@@ -211,6 +220,8 @@ class LiveGraph:
         g.excluded = graph.excluded if graph.excluded is not None else np.zeros(g.n, np.bool_)
         g.y = np.zeros(g.n)
         offsets = graph.host_offsets
+        g.base = np.full(int(graph.host_ids.max()) + 1 if graph.n_hosts else 0, -1, dtype=np.int64)
+        g.base[graph.host_ids] = offsets[:-1]
         for k, hid in enumerate(graph.host_ids.tolist()):
             g.segments.append((hid, int(offsets[k]), int(offsets[k + 1]), 0))
             g.index[hid] = np.arange(offsets[k], offsets[k + 1], dtype=np.int32)
