@@ -65,9 +65,10 @@ def write_tsv(path: Path, g: HostGraph, u: np.ndarray, sources: np.ndarray | Non
     mask = np.ones(len(g.src), dtype=bool) if sources is None else np.isin(g.src, sources)
     s, d, w = g.src[mask], g.dst[mask], g.weight[mask]
     with path.open("w") as f:
-        for i in range(0, len(s), 1 << 20):
-            f.write("".join(f"{a}\t{b}\t{c:g}\n" for a, b, c in zip(u[s[i:i + 1 << 20]], u[d[i:i + 1 << 20]],
-                                                                    w[i:i + 1 << 20].tolist())))
+        step = 1 << 20
+        for i in range(0, len(s), step):
+            j = i + step
+            f.write("".join(f"{a}\t{b}\t{c:g}\n" for a, b, c in zip(u[s[i:j]], u[d[i:j]], w[i:j].tolist())))
     return int(mask.sum())
 
 
