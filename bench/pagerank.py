@@ -57,7 +57,7 @@ def as_stored(g: HostGraph) -> tuple[HostGraph, np.ndarray]:
 def urls(g: HostGraph) -> np.ndarray:
     host = g.host_of_page
     local = np.arange(g.n_pages) - g.host_offsets[host]
-    return np.array([f"http://h{h}.example/{l}" for h, l in zip(host.tolist(), local.tolist())], dtype=object)
+    return np.array([f"http://h{h}.example/{lid}" for h, lid in zip(host.tolist(), local.tolist())], dtype=object)
 
 
 def write_tsv(path: Path, g: HostGraph, u: np.ndarray, sources: np.ndarray | None = None) -> int:
@@ -164,9 +164,11 @@ def bench_size(n: int, tol: float, solver_rows: list, product_rows: list, tmp: P
             warm_cpu = time.process_time() - c
             ref1, ig1_s, _ = igraph_ranks(g1)
             l1 = np.abs(exported(client, u1) - ref1).sum()
-            product_rows.append([f"{g.n_pages:,}", f"warm epoch after +{fraction:.1%} pages ({len(changed_stored):,} pages "
-                                 f"re-imported, {lines:,} links)", f"{report.seconds:.2f}",
-                                 f"{report.seconds / once_s:.3f} × cold wall, {warm_cpu / once_cpu:.3f} × cold CPU (load {report.load_seconds:.2f}, solve "
+            step = (f"warm epoch after +{fraction:.1%} pages ({len(changed_stored):,} pages re-imported, "
+                    f"{lines:,} links)")
+            product_rows.append([f"{g.n_pages:,}", step, f"{report.seconds:.2f}",
+                                 f"{report.seconds / once_s:.3f} × cold wall, {warm_cpu / once_cpu:.3f} × cold CPU "
+                                 f"(load {report.load_seconds:.2f}, solve "
                                  f"{report.solve_seconds:.2f}, publish {report.publish_seconds:.2f} s; "
                                  f"{report.hosts_published:,}/{report.hosts:,} hosts published)",
                                  f"bound {report.error_bound:.1e}; igraph {ig1_s:.2f} s", f"{l1:.1e}"])

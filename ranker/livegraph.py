@@ -15,7 +15,7 @@ coming back, or a redirect changing its target, asks for a rebuild (``needs_rebu
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -68,7 +68,7 @@ class LiveGraph:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of, self.excluded, self.dst,
+        arrays: tuple[np.ndarray, ...] = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of, self.excluded, self.dst,
                   self.weight, self.base, *self.index.values())
         return sum(a.nbytes for a in arrays) + 24 * len(self.segments)
 
@@ -209,7 +209,7 @@ class LiveGraph:
 
     # -- building and deltas ----------------------------------------------------------------
     @classmethod
-    def build(cls, hosts: dict[int, HostEdges], alpha: float, bias: Iterable[tuple[int, int]] | None = None) -> "LiveGraph":
+    def build(cls, hosts: dict[int, HostEdges], alpha: float, bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
         """A cold build from whole hosts (``GraphStore.load_hosts``): host-ordered, y = 0, res = v."""
         graph = assemble(hosts)
         links = OutLinks.from_graph(graph)
@@ -237,11 +237,11 @@ class LiveGraph:
         """Replace the given hosts' pages, out-links, gone pages and redirects with their stored state."""
         for hid, part in hosts.items():
             self.ensure_host(hid, max(part.n_pages, int(part.src_local.max()) + 1 if len(part.src_local) else 0))
-            for h, l in ((part.dst_host, part.dst_local), (part.alias_target["host"], part.alias_target["local"])):
+            for h, lid in ((part.dst_host, part.dst_local), (part.alias_target["host"], part.alias_target["local"])):
                 if len(h):
                     targets, inverse = np.unique(h, return_inverse=True)
                     size = np.zeros(len(targets), dtype=np.int64)
-                    np.maximum.at(size, inverse, l.astype(np.int64) + 1)
+                    np.maximum.at(size, inverse, lid.astype(np.int64) + 1)
                     for th, m in zip(targets.tolist(), size.tolist()):
                         self.ensure_host(int(th), m)
         newly: list[int] = []

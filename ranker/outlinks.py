@@ -62,7 +62,7 @@ class OutLinks:
         return sum(getattr(self, f.name).nbytes for f in fields(self))
 
     @classmethod
-    def from_graph(cls, graph: HostGraph) -> "OutLinks":
+    def from_graph(cls, graph: HostGraph) -> OutLinks:
         n = graph.n_pages
         if n > INDEX_LIMIT:
             raise ValueError(f"the solver handles at most {INDEX_LIMIT} pages")

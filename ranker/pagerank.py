@@ -89,7 +89,7 @@ def warm_scale(r0: np.ndarray, inv_out: np.ndarray, alpha: float) -> np.ndarray:
 
 def _host_assignment(graph: HostGraph, partitions: int | np.ndarray) -> np.ndarray:
     if np.isscalar(partitions):
-        return assign_partitions(np.diff(graph.host_offsets), int(partitions))
+        return assign_partitions(np.diff(graph.host_offsets), int(np.asarray(partitions).item()))
     part = np.asarray(partitions, dtype=np.int32)
     if part.shape != (graph.n_hosts,) or (len(part) and part.min() < 0):
         raise ValueError("a partition assignment must give every host a partition >= 0")

@@ -15,7 +15,9 @@ def test_fast_split_agrees_with_normalisation() -> None:
             "https://a.org:443/", "http://a.org:8080/p", "http://a.org:080/p", "http://a.org:99999/",
             "http://xn--bcher-kva.example/", "http://a--b.org/", "http://a.org/%7Ex", "http://a.org/x#frag",
             "http://a.org/ x", "http://a.org/über", "ftp://a.org/", "http://127.0.0.1:8000/a", "http://a.org/./b/../c",
-            "http://a.org//double", "http://a.org/.well-known/x", "http://a.org/a/..", "http://a.org/~user/", "http://a.org/?", "http://a.org/a?b", "http://-bad.org/", "http://a.org./x",
+            "http://a.org//double",
+            "http://a.org/.well-known/x", "http://a.org/a/..", "http://a.org/~user/", "http://a.org/?", "http://a.org/a?b",
+            "http://-bad.org/", "http://a.org./x",
             "mailto:x@y", "http://a.org/x?q=a%20b", "http://sub.domain.example.com/path/to/page.html"]
     for url in urls:
         assert split_normal(url) == host_and_path(url), url

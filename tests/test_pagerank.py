@@ -6,10 +6,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.ranker.inlink_csr import build_links
 from rankcrawl.ranker.pagerank import solve as pagerank
 from rankcrawl.ranker.partitions import assign_partitions
+from rankcrawl.ranker.store.hostgraph import HostGraph
 
 ALPHA = 0.85
 

@@ -13,11 +13,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from rankcrawl.ranker.pagerank import solve as pagerank
+from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.epochs import current, manifest
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
-from rankcrawl.ranker.pagerank import solve as pagerank
 from rankcrawl.ranker.store.queries import RankQueries
-from rankcrawl.ranker.service import RankerService
 
 TOL = 1e-13
 

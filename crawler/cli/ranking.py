@@ -9,13 +9,13 @@ from typing import TextIO
 
 import click
 
+from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
+from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.bulk import import_edges
 from rankcrawl.ranker.store.graphstore import GraphStore
-from rankcrawl.settings.keys import DEFAULT_PREFIX
 from rankcrawl.ranker.store.queries import RankQueries
-from rankcrawl.ranker.service import RankerService
-from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
-from rankcrawl.settings.connection import connect
+from rankcrawl.settings.connection import connect, probe_writable
+from rankcrawl.settings.keys import DEFAULT_PREFIX
 
 prefix_option = click.option(
     "--key-prefix", envvar="RANKCRAWL_KEY_PREFIX", default=DEFAULT_PREFIX, show_default=True,
@@ -35,7 +35,9 @@ def graph() -> None:
 @one_line_errors
 def graph_import(edges: TextIO, redis_url: str | None, key_prefix: str) -> None:
     """Import EDGES.tsv ('-' for stdin); a source's edges replace the ones stored for it."""
-    store = GraphStore(connect(redis_url), key_prefix)
+    client = connect(redis_url)
+    probe_writable(client, key_prefix)  # a read-only replica or a full server: one line, nothing half-imported
+    store = GraphStore(client, key_prefix)
     report = import_edges(store, edges, lambda number, problem: click.echo(f"line {number}: {problem}", err=True))
     click.echo(f"imported {report.edges} edges from {report.pages} pages"
                + (f"; {report.bad} bad lines skipped" if report.bad else ""), err=True)
@@ -91,7 +93,8 @@ def read_urls(path: str) -> list[str]:
               help="File of biasing-set URLs (one per line): topic-specific PageRank.")
 @click.option("--interim-tol", type=click.FloatRange(0, min_open=True), default=None,
               help="Looser certified L1 bound for epochs published while changes keep arriving (default: --tol).")
-@click.option("--poll-interval", type=click.FloatRange(0.05), default=1.0, show_default=True, help="Seconds per wait for changes.")
+@click.option("--poll-interval", type=click.FloatRange(0.05), default=1.0, show_default=True,
+              help="Seconds per wait for changes.")
 @click.option("--lease-wait", type=click.FloatRange(0), default=60.0, show_default=True,
               help="--once: seconds to wait while another ranker holds the publishing lease.")
 @one_line_errors
@@ -102,8 +105,9 @@ def ranker(once: bool, redis_url: str | None, key_prefix: str, alpha: float, tol
     teleport = read_urls(teleport_from) if teleport_from else None
     if interim_tol is not None and interim_tol < tol:
         raise UserError("--interim-tol must be at least --tol")
-    service = RankerService(connect(redis_url), alpha=alpha, tol=tol, partitions=partitions, teleport_urls=teleport,
-                            prefix=key_prefix, interim_tol=interim_tol, lease_wait=lease_wait if once else 0.0)
+    service = RankerService(connect(redis_url), alpha=alpha, tol=tol, partitions=partitions,
+                            teleport_urls=teleport, prefix=key_prefix, interim_tol=interim_tol,
+                            lease_wait=lease_wait if once else 0.0)
     if once:
         if service.solve_once() is None:
             if service.graph is None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, TextIO
+from typing import TextIO
 
 import numpy as np
 
@@ -155,7 +156,7 @@ class EdgeImporter:
             packed = {lids[j]: edges[lo[j] : hi[j]].tobytes() for j in part if hi[j] > lo[j]}
             empty = [lids[j] for j in part if hi[j] == lo[j]]
 
-            def run() -> None:
+            def run(packed: dict = packed, empty: list = empty, part: range = part) -> None:
                 pipe = self.store.client.pipeline(transaction=False)
                 if packed:
                     pipe.hset(keys.out(hid), mapping=packed)

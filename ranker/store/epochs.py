@@ -13,8 +13,10 @@ The current and the previous epoch stay readable; older ones are dropped.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +73,7 @@ def _get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
     for i in range(0, len(keys), HOSTS_PER_PIPELINE):
         part = keys[i : i + HOSTS_PER_PIPELINE]
 
-        def run() -> list[Any]:
+        def run(part: list[str] = part) -> list[Any]:
             pipe = store.client.pipeline(transaction=False)
             for k in part:
                 pipe.get(k)
@@ -187,7 +189,7 @@ class RankPublisher:
             e = int(raw)
             if e not in keep:
                 self._drop(e)
-            with_retry(lambda: self.store.client.srem(self.keys.retired, e))
+            with_retry(partial(self.store.client.srem, self.keys.retired, e))
         for raw in with_retry(lambda: self.store.client.smembers(self.keys.attempts)):
             e = int(raw)
             if e in keep:
@@ -196,7 +198,7 @@ class RankPublisher:
             own = [] if m is None else np.flatnonzero(m == e).tolist()
             self._delete([self.keys.rank(h, e) for h in own] + [self.keys.top(e), self.keys.hostrank(e),
                                                                  self.keys.manifest(e)])
-            with_retry(lambda: self.store.client.srem(self.keys.attempts, e))
+            with_retry(partial(self.store.client.srem, self.keys.attempts, e))
 
     def _drop(self, epoch: int) -> None:
         """Delete a retired epoch: its manifest first (renamed away), then the keys only it read."""
@@ -212,7 +214,7 @@ class RankPublisher:
         for i in range(0, len(keys), HOSTS_PER_PIPELINE):
             part = keys[i : i + HOSTS_PER_PIPELINE]
 
-            def run() -> None:
+            def run(part: list[str] = part) -> None:
                 pipe = self.store.client.pipeline(transaction=False)
                 for k in part:
                     pipe.delete(k)

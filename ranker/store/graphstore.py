@@ -13,9 +13,10 @@ import json
 import math
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import redis
@@ -182,7 +183,7 @@ class GraphStore:
         out: list[tuple[int, int] | None] = []
         for s in split:
             key = (hids[s[0]], s[1]) if s and s[0] in hids else None
-            out.append((key[0], lids[key]) if key in lids else None)
+            out.append((key[0], lids[key]) if key is not None and key in lids else None)
         return out
 
     def urls_of(self, pairs: Iterable[tuple[int, int]]) -> list[str | None]:
@@ -248,7 +249,7 @@ class GraphStore:
             packed = pack_links([t for t, _ in kept], [w for _, w in kept])
             meta = json.dumps(rec.meta, sort_keys=True, default=str) if rec.meta else None
             writes.append((hid, lid, packed, meta, rec.gone, "status" in rec.meta))
-        touched = sorted({i[0] for i in page_ids} | self.grown_hosts)  # edges changed, or new pages
+        touched = sorted({i[0] for i in page_ids if i is not None} | self.grown_hosts)  # edges changed, new pages
 
         def run() -> None:
             pipe = self.client.pipeline(transaction=False)

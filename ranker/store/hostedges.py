@@ -3,8 +3,9 @@ assembly of hosts into the solver's ``HostGraph`` under the graph conventions (S
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 

@@ -73,7 +73,7 @@ class HostGraph:
     @classmethod
     def with_conventions(cls, host_ids: np.ndarray, offsets: np.ndarray, src: np.ndarray, dst: np.ndarray,
                          weight: np.ndarray, gone: np.ndarray, alias_from: np.ndarray,
-                         alias_to: np.ndarray) -> "HostGraph":
+                         alias_to: np.ndarray) -> HostGraph:
         """The graph with SPEC §2.7 applied: links land on redirect targets, links into gone pages
         and self-links are dropped, gone and redirecting pages have no out-links and no rank."""
         n = int(offsets[-1])
@@ -93,7 +93,7 @@ class HostGraph:
         dst: np.ndarray | list[int],
         weight: np.ndarray | list[float] | None = None,
         host_ids: np.ndarray | list[int] | None = None,
-    ) -> "HostGraph":
+    ) -> HostGraph:
         """Build from pages-per-host counts and global-index edges (weights default to 1)."""
         sizes = np.asarray(host_sizes, dtype=np.int64)
         src_a = np.asarray(src, dtype=np.int64)
