@@ -68,8 +68,8 @@ class LiveGraph:
 
     @property
     def nbytes(self) -> int:
-        arrays: tuple[np.ndarray, ...] = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of, self.excluded, self.dst,
-                  self.weight, self.base, *self.index.values())
+        arrays: tuple[np.ndarray, ...] = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of,
+                                          self.excluded, self.dst, self.weight, self.base, *self.index.values())
         return sum(a.nbytes for a in arrays) + 24 * len(self.segments)
 
     def host_ids(self) -> list[int]:
