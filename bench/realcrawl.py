@@ -220,7 +220,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     sites = {s.name: scope_figures([u for u in gold.reachable if gold.pages[u].site == s.name], gold, pr, fetched, stored, web.hosts)
              for s in args.sites}
     speed = {name: {"pages_per_s": r.pages_per_second(web), "pages": len(fetched[name]), "requests": r.requests(),
-                    "wall_s": r.wall} for name, r in runs.items()}
+                    "wall_s": r.wall, "load": r.load} for name, r in runs.items()}
     return {
         "command": command_line(args), "politeness": FAST, "settings": overrides, "redis_url": redis_url,
         "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, web.hosts),
@@ -241,19 +241,25 @@ COLUMNS = (("reachable", "pages"), ("coverage", "coverage"), ("coverage_plain", 
            ("tau", "τ top100"), ("tau_all_links", "τ all-links"), ("l1", "L1"), ("l1_all_links", "L1 all-links"))
 
 
+def cell(v: object) -> object:
+    return "n/a" if isinstance(v, float) and math.isnan(v) else v
+
+
 def tables(fig: dict) -> str:
-    rows = [[name, *(f[k] for k, _ in COLUMNS)] for name, f in [*fig["sites"].items(), ("**overall**", fig["overall"])]]
+    rows = [[name, *(cell(f[k]) for k, _ in COLUMNS)] for name, f in [*fig["sites"].items(), ("**overall**", fig["overall"])]]
     quality = markdown_table(["site", *(h for _, h in COLUMNS)], rows)
     speed = fig["speed"]
-    srows = [[name, s["pages"], s["requests"], s["pages_per_s"], s["wall_s"]] for name, s in speed.items()]
-    throughput = markdown_table(["crawl", "pages", "requests", "pages/s", "wall s"], srows)
+    srows = [[name, s["pages"], s["requests"], s["pages_per_s"], s["wall_s"], " / ".join(f"{x:.1f}" if x == x else "n/a" for x in s["load"])]
+             for name, s in speed.items()]
+    throughput = markdown_table(["crawl", "pages", "requests", "pages/s", "wall s", "load avg (1 min) before / after"], srows)
     red = fig["redis"]
-    top = ", ".join(f"`{k}` {v / 2**20:.1f} MiB" for k, v in list(red["families"].items())[:6])
+    largest = sorted(red["families"].items(), key=lambda kv: -kv[1])[:6]
+    top = ", ".join(f"`{k}` {v / 2**20:.1f} MiB" for k, v in largest)
     mass = fig["rank_mass_nonpage"]
     gens = markdown_table(["site", "generator", "package", "served at"],
                           [[n, g["generator"], g["package"], g["base"]] for n, g in fig["generators"].items()])
     return (f"{gens}\n\n{quality}\n\n{throughput}\n\n"
-            f"pages/s ratio rankcrawl ÷ plain Scrapy: **{fig['speed_ratio']:.3f}**. "
+            f"pages/s ratio rankcrawl ÷ plain Scrapy: **{cell(round(fig['speed_ratio'], 3))}**. "
             f"Stored edges {fig['stored_edges']:,} ({fig['self_loops']:,} self-loops). "
             f"Rank mass not on reachable pages: 404 {mass['404']:.3f}, redirects {mass['redirect']:.3f}, "
             f"other 200 files {mass['other_200']:.3f}, offsite hosts {mass['offsite']:.3f}. "
@@ -269,12 +275,17 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    body = tables(fig)
-    print(body)
     if args.keep:
         print(f"kept: crawl logs in {work}; its data: RANKCRAWL_HOME={work / 'valkey'} rankcrawl top")
     if args.json:
-        args.json.write_text(json.dumps(fig, indent=1, sort_keys=True, default=float))
+        args.json.write_text(json.dumps(fig, indent=1, default=float))
+    report(fig)
+
+
+def report(fig: dict) -> None:
+    """Print the tables and write the ``realcrawl`` section of docs/BENCHMARKS.md."""
+    body = tables(fig)
+    print(body)
     write_section("realcrawl", (
         "## Real sites: rankcrawl crawl vs the generators' own content markup\n\n"
         f"Command: `{fig['command']}` (bench/realcrawl.py docstring: rules and definitions). Both crawls through "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import signal
@@ -45,6 +46,7 @@ class CrawlRun:
     wall: float
     log: list[tuple[float, str, int]]
     stats: dict[str, str] = field(default_factory=dict)
+    load: tuple[float, float] = (math.nan, math.nan)  # 1-minute load average before and after
 
     def fetched_pages(self, web: Web) -> set[str]:
         return {u for _, u, s in self.log if s == 200 and web.is_page(u)}
@@ -64,7 +66,7 @@ def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float,
     env = {**os.environ, "http_proxy": proxy.url, "https_proxy": proxy.url, "PYTHONPATH": str(ROOT)}
     env.pop("no_proxy", None)
     env.pop("NO_PROXY", None)
-    start_index = len(proxy.log)
+    start_index, load = len(proxy.log), os.getloadavg()[0]
     started = time.monotonic()
     with open(log_path, "w") as err:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=ROOT,
@@ -80,7 +82,7 @@ def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float,
         last = (log_path.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"{name} failed (exit {proc.returncode}): {last}; log: {log_path}")
     stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
-    return CrawlRun(name, wall, proxy.log[start_index:], stats)
+    return CrawlRun(name, wall, proxy.log[start_index:], stats, (load, os.getloadavg()[0]))
 
 
 def export_lines(args: list[str], redis_url: str) -> list[list[str]]:
