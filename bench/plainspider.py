@@ -50,7 +50,7 @@ def main() -> None:
     parser.add_argument("seeds", nargs="+")
     parser.add_argument("-s", dest="pairs", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
-    settings = {**CRAWLING, "TELNETCONSOLE_ENABLED": False, "LOG_LEVEL": "INFO"}
+    settings = {**CRAWLING, "TELNETCONSOLE_ENABLED": False, "REMOTE_CONTROL_ENABLED": False, "LOG_LEVEL": "INFO"}
     for pair in args.pairs:
         name, sep, value = pair.partition("=")
         if not sep:

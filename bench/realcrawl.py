@@ -18,15 +18,15 @@ both (measuring processing, not sleeping): DOWNLOAD_DELAY=0, AUTOTHROTTLE_ENABLE
 CONCURRENT_REQUESTS_PER_DOMAIN=8; the rest is rankcrawl's add-on (robots.txt obeyed, FIFO).
 ``-s NAME=VALUE``: RANKCRAWL_* settings go to rankcrawl only, any other setting to both crawls.
 ``--max-pages N`` serves only the first N pages of each site (breadth-first from its start page;
-the rest answer 404). ``--keep`` keeps the crawl logs and the Valkey data (append-only file) in
+the rest answer 404, and stored edges to them count nowhere). ``--keep`` keeps the crawl logs and the Valkey data (append-only file) in
 a folder it prints; the server stops, ``RANKCRAWL_HOME=<folder>/valkey rankcrawl ...`` reopens it.
 
 Gold (bench/realgold.py): edges = links inside the generator's content markup, resolved and
 normalised with ``normalize_url``, landing (after redirects) on a 200 HTML page other than the
 source, each target once; the all-links ("naive") graph takes every ``<a href>`` the same way.
 Figures, per site and overall (sources = reachable pages rankcrawl fetched; stored edges to
-hosts that are not served are left out of every figure but counted, as nobody can say
-whether their target exists):
+hosts that are not served, or to pages cut by --max-pages, are left out of every figure but
+counted as ``unknowable_edges``: nobody can say whether their target exists):
 coverage = reachable pages fetched / reachable pages (reachable = by following every link);
 content-edge P/R/F1 of the stored edges (as exported, not redirect-resolved) against gold,
 index-like and prose pages apart; leaked template edges per 1,000 stored edges (stored link that
@@ -48,10 +48,12 @@ import json
 import math
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -108,21 +110,22 @@ def site_pages(web: Web, site: Site) -> dict[str, PageLinks]:
     return pages
 
 
-def cap(web: Web, pages: dict[str, PageLinks], site: Site, n: int) -> None:
-    """Keep the first ``n`` pages of ``site`` breadth-first from its start; the rest leave the web."""
+def cap(web: Web, pages: dict[str, PageLinks], site: Site, n: int) -> set[str]:
+    """Keep the first ``n`` pages of ``site`` breadth-first from its start; the rest leave the web (returned)."""
     own = {u: p for u, p in pages.items() if p.site == site.name}
     keep = set([u for u in reachable(web, own, [site.seed]) if u in own][:n])
     for u in set(own) - keep:
         del web.entries[u]
         del pages[u]
+    return set(own) - keep
 
 
 def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]], fetched: dict[str, set[str]],
-                  stored: dict[str, set[str]], hosts: set[str]) -> dict[str, float]:
-    """Every per-site figure over the reachable pages ``scope``; stored edges to ``hosts`` only."""
+                  stored: dict[str, set[str]], unknowable: Callable[[str], bool]) -> dict[str, float]:
+    """Every per-site figure over the reachable pages ``scope``; stored edges to ``unknowable`` URLs left out."""
     sources = [u for u in scope if u in fetched["rankcrawl"]]
-    offsite = sum(1 for s in sources for d in stored.get(s, ()) if urlsplit(d).netloc not in hosts)
-    stored = {s: {d for d in stored.get(s, ()) if urlsplit(d).netloc in hosts} for s in sources}
+    unknown = sum(1 for s in sources for d in stored.get(s, ()) if unknowable(d))
+    stored = {s: {d for d in stored.get(s, ()) if not unknowable(d)} for s in sources}
     index = [u for u in sources if gold.pages[u].index_like]
     prose = [u for u in sources if not gold.pages[u].index_like]
     own = stored
@@ -139,7 +142,7 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
         "coverage": len(sources) / len(scope) if scope else math.nan,
         "coverage_plain": (len([u for u in scope if u in fetched["plain"]]) / len(scope)) if "plain" in fetched else math.nan,
         "gold_edges": sum(len(gold.content_edges[u]) for u in scope), "stored_edges": n_stored,
-        "offsite_edges": offsite,
+        "unknowable_edges": unknown,
         "naive_precision": naive.precision,
         "leaked_per_1000": 1000 * leaked / n_stored if n_stored else 0.0,
         "neardup_fp": sum(1 for u in sources if gold.content_edges[u] and not own[u]),
@@ -178,21 +181,26 @@ def command_line(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
-def run(args: argparse.Namespace, work: Path) -> dict:
-    """Serve, crawl, export, measure: the figures as one JSON-able dict."""
+def load_gold(args: argparse.Namespace) -> tuple[Web, Gold, set[str]]:
+    """The served web, its gold graph and the pages --max-pages cut off."""
     t0 = time.monotonic()
     web = Web(list(args.sites))
     pages: dict[str, PageLinks] = {}
+    cut: set[str] = set()
     for site in args.sites:
         pages |= site_pages(web, site)
         if args.max_pages:
-            cap(web, pages, site, args.max_pages)
+            cut |= cap(web, pages, site, args.max_pages)
     gold = Gold.build(web, pages, [s.seed for s in args.sites])
     print(f"gold: {len(gold.reachable)} reachable pages, {sum(map(len, gold.content_edges.values()))} content "
           f"edges ({time.monotonic() - t0:.0f} s)", flush=True)
-    overrides = {**FAST, **dict(p.split("=", 1) for p in args.pairs)}
-    both = [f"{k}={v}" for k, v in overrides.items() if not k.startswith("RANKCRAWL_")]
+    return web, gold, cut
+
+
+def crawl_both(args: argparse.Namespace, web: Web, overrides: dict[str, str], work: Path) -> dict:
+    """Plain Scrapy then ``rankcrawl crawl`` through the proxy; rankcrawl's exports and Redis memory."""
     seeds = [s.seed for s in args.sites]
+    both = [f"{k}={v}" for k, v in overrides.items() if not k.startswith("RANKCRAWL_")]
     server, redis_url = fresh_valkey(work / "valkey", persist=args.keep)
     try:
         client = connect(redis_url)
@@ -200,7 +208,8 @@ def run(args: argparse.Namespace, work: Path) -> dict:
         runs = {}
         with ProxyServer(web) as proxy:
             if not args.skip_plain:
-                plain = [sys.executable, str(ROOT / "bench" / "plainspider.py"), *seeds, *sum((["-s", p] for p in both), [])]
+                plain = [sys.executable, str(ROOT / "bench" / "plainspider.py"), *seeds,
+                         *sum((["-s", p] for p in both), [])]
                 runs["plain"] = run_crawl("plain Scrapy", plain, proxy, args.timeout, work / "plain.log")
                 print(f"plain Scrapy: {runs['plain'].wall:.0f} s", flush=True)
             crawl = [*RANKCRAWL, "crawl", *seeds, "--redis-url", redis_url,
@@ -208,28 +217,41 @@ def run(args: argparse.Namespace, work: Path) -> dict:
             runs["rankcrawl"] = run_crawl("rankcrawl crawl", crawl, proxy, args.timeout, work / "rankcrawl.log")
             print(f"rankcrawl crawl: {runs['rankcrawl'].wall:.0f} s", flush=True)
         stored, n_edges, loops = stored_graph(redis_url)
-        ranks = stored_ranks(redis_url)
-        memory = used_memory(client) - empty
-        families = memory_by_family(client)
+        out = {"runs": runs, "stored": stored, "n_edges": n_edges, "loops": loops, "ranks": stored_ranks(redis_url),
+               "memory": used_memory(client) - empty, "families": memory_by_family(client), "redis_url": redis_url}
         client.close()
     finally:
         server.stop()
+    return out
+
+
+def run(args: argparse.Namespace, work: Path) -> dict:
+    """Serve, crawl, export, measure: the figures as one JSON-able dict."""
+    web, gold, cut = load_gold(args)
+    overrides = {**FAST, **dict(p.split("=", 1) for p in args.pairs)}
+    c = crawl_both(args, web, overrides, work)
+    runs, stored, ranks, n_edges = c["runs"], c["stored"], c["ranks"], c["n_edges"]
     fetched = {name: r.fetched_pages(web) for name, r in runs.items()}
     pr = {"gold": M.pagerank(gold.reachable, gold.content_edges), "all": M.pagerank(gold.reachable, gold.all_edges),
           "rankcrawl": ranks}
-    sites = {s.name: scope_figures([u for u in gold.reachable if gold.pages[u].site == s.name], gold, pr, fetched, stored, web.hosts)
-             for s in args.sites}
-    speed = {name: {"pages_per_s": r.pages_per_second(web), "pages": len(fetched[name]), "requests": r.requests(),
-                    "wall_s": r.wall, "load": r.load} for name, r in runs.items()}
+
+    def unknowable(url: str) -> bool:  # no gold for it: a host not served, or a page cut by --max-pages
+        return urlsplit(url).netloc not in web.hosts or url in cut
+
+    sites = {s.name: scope_figures([u for u in gold.reachable if gold.pages[u].site == s.name], gold, pr, fetched,
+                                   stored, unknowable) for s in args.sites}
+    speed = {name: {"pages": len(fetched[name]), "requests": len(r.log), "pages_per_s": r.pages_per_second(web),
+                    "requests_per_s": r.requests_per_second(), "wall_s": r.wall, "load": r.load}
+             for name, r in runs.items()}
     return {
-        "command": command_line(args), "politeness": FAST, "settings": overrides, "redis_url": redis_url,
-        "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, web.hosts),
+        "command": command_line(args), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
+        "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, unknowable),
         "generators": {s.name: {"generator": s.generator, "package": s.package, "base": s.base} for s in args.sites},
         "speed": speed,
         "speed_ratio": speed["rankcrawl"]["pages_per_s"] / speed["plain"]["pages_per_s"] if "plain" in speed else math.nan,
-        "stored_edges": n_edges, "self_loops": loops, "rank_mass_nonpage": nonpage_mass(ranks, web, gold),
-        "redis": {"used_memory_delta": memory, "bytes_per_edge": memory / n_edges if n_edges else math.nan,
-                  "families": families},
+        "stored_edges": n_edges, "self_loops": c["loops"], "rank_mass_nonpage": nonpage_mass(ranks, web, gold),
+        "redis": {"used_memory_delta": c["memory"], "bytes_per_edge": c["memory"] / n_edges if n_edges else math.nan,
+                  "families": c["families"]},
         "crawl_stats": runs["rankcrawl"].stats,
     }
 
@@ -249,9 +271,10 @@ def tables(fig: dict) -> str:
     rows = [[name, *(cell(f[k]) for k, _ in COLUMNS)] for name, f in [*fig["sites"].items(), ("**overall**", fig["overall"])]]
     quality = markdown_table(["site", *(h for _, h in COLUMNS)], rows)
     speed = fig["speed"]
-    srows = [[name, s["pages"], s["requests"], s["pages_per_s"], s["wall_s"], " / ".join(f"{x:.1f}" if x == x else "n/a" for x in s["load"])]
-             for name, s in speed.items()]
-    throughput = markdown_table(["crawl", "pages", "requests", "pages/s", "wall s", "load avg (1 min) before / after"], srows)
+    srows = [[name, s["pages"], s["requests"], s["pages_per_s"], s["requests_per_s"], s["wall_s"],
+              " / ".join(f"{x:.1f}" if x == x else "n/a" for x in s["load"])] for name, s in speed.items()]
+    throughput = markdown_table(["crawl", "pages", "requests", "pages/s", "requests/s", "wall s",
+                                 "load avg (1 min) before / after"], srows)
     red = fig["redis"]
     largest = sorted(red["families"].items(), key=lambda kv: -kv[1])[:6]
     top = ", ".join(f"`{k}` {v / 2**20:.1f} MiB" for k, v in largest)
@@ -269,6 +292,7 @@ def tables(fig: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the Valkey server and crawls are stopped
     work = Path(tempfile.mkdtemp(prefix="realcrawl-"))
     try:
         fig = run(args, work)

@@ -57,8 +57,10 @@ class CrawlRun:
         pages = len(self.fetched_pages(web))
         return pages / (max(times) - min(times)) if len(times) > 1 else float("nan")
 
-    def requests(self) -> int:
-        return len(self.log)
+    def requests_per_second(self) -> float:
+        """Every request served (redirects, robots.txt, 404s too) / (last - first request)."""
+        times = [t for t, _, _ in self.log]
+        return len(times) / (max(times) - min(times)) if len(times) > 1 else float("nan")
 
 
 def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float, log_path: Path) -> CrawlRun:
@@ -73,10 +75,12 @@ def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float,
                                 start_new_session=True)
         try:
             out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except BaseException as exc:  # timeout, Ctrl-C, SIGTERM: the crawl (its own session) goes too
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            raise SystemExit(f"{name}: no end after {timeout:.0f} s (killed); log: {log_path}")
+            if isinstance(exc, subprocess.TimeoutExpired):
+                raise SystemExit(f"{name}: no end after {timeout:.0f} s (killed); log: {log_path}") from None
+            raise
     wall = time.monotonic() - started
     if proc.returncode:
         last = (log_path.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]

@@ -21,7 +21,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
 from rankcrawl.settings.urls import normalize_url
 
@@ -67,7 +67,8 @@ SITES: tuple[Site, ...] = (
          "http://www.debian.org/doc/manuals/debian-reference/", "index.en.html", "DocBook XSL (from AsciiDoc)",
          ("body > div:not(.navheader):not(.navfooter)",)),
     Site("git", "git-doc", "usr/share/doc/git-doc",
-         "https://git-scm.com/docs/", "git.html", "AsciiDoc (xhtml11)", ("#content", "body > div.book")),
+         "https://git-scm.com/docs/", "git.html", "AsciiDoc (xhtml11)", ("#content", "body > div.book"),
+         ("h2#_git + div.sectionbody",)),  # "Part of the git(1) suite", the same on every page
     Site("tcllib", "tcllib", "usr/share/doc/tcllib",
          "http://core.tcl.tk/tcllib/doc/", "index.html", "Tcl doctools", ("div.doctools", "body")),
 )
