@@ -58,13 +58,14 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import realmetrics as M  # noqa: E402
+from bench import realgold, realsites, realmetrics as M  # noqa: E402
 from bench.realgold import Gold, PageLinks, extract, reachable  # noqa: E402
 from bench.realrun import (RANKCRAWL, ROOT, fresh_valkey, memory_by_family, run_crawl, stored_graph,  # noqa: E402
                            stored_ranks, used_memory)
 from bench.realserver import ProxyServer  # noqa: E402
 from bench.realsites import SITES, Site, Web, cache_dir  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
+from rankcrawl.settings import urls as url_rules  # noqa: E402
 from rankcrawl.settings.connection import connect  # noqa: E402
 
 FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False", "CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
@@ -95,8 +96,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def site_pages(web: Web, site: Site) -> dict[str, PageLinks]:
-    """Every page of ``site`` with its links, cached by page bytes' source (package) and this code."""
-    code = b"".join((ROOT / "bench" / f).read_bytes() for f in ("realgold.py", "realsites.py"))
+    """Every page of ``site`` with its links; cached, keyed by the package, its URLs and the extraction code."""
+    code = b"".join(Path(f).read_bytes() for f in (realgold.__file__, realsites.__file__, url_rules.__file__))
     urls = sorted(u for u in web.entries if web.is_page(u) and urlsplit(u).netloc == urlsplit(site.base).netloc)
     debs = sorted(p.name for p in (cache_dir() / "debs").glob(f"{site.package}_*.deb"))
     key = hashlib.sha1(code + "\n".join(urls + debs).encode()).hexdigest()[:16]
