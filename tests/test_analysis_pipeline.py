@@ -7,7 +7,8 @@ from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler.items import PageItem
-from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline, edges_of, is_html
+from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline
+from rankcrawl.pipelines.page_analyzer import edges_of, is_html
 from rankcrawl.pipelines.document import Link
 
 WORDS = ("harbour report journey spice traders sea market lantern river bridge festival kitchen orchard "
@@ -48,20 +49,20 @@ def test_edges_sum_repeated_links() -> None:
 
 
 def test_content_scope_keeps_only_content_links(redis_url: str) -> None:
-    result = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False)._analyze("http://a.example/article0", page(0), "utf-8")
+    result = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False).analyzer.analyze_sync("http://a.example/article0", page(0), "utf-8")
     assert [u for u, _ in result.edges] == ["http://a.example/article1"]
-    assert [link.url for link in result.counted] == ["http://a.example/article1"]
+    assert [f.url for f in result.follow if f.counted] == ["http://a.example/article1"]
 
 
 def test_all_scope_keeps_every_link(redis_url: str) -> None:
-    result = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False, RANKCRAWL_LINK_SCOPE="all")._analyze(
+    result = pipeline(redis_url, RANKCRAWL_SITE_LEVEL=False, RANKCRAWL_LINK_SCOPE="all").analyzer.analyze_sync(
         "http://a.example/article0", page(0), "utf-8")
     assert len(result.edges) == 9
 
 
 def test_site_level_runs_and_marks_templates(redis_url: str) -> None:
     p = pipeline(redis_url)
-    results = [p._analyze(f"http://a.example/article{i}", page(i), "utf-8") for i in range(6)]
+    results = [p.analyzer.analyze_sync(f"http://a.example/article{i}", page(i), "utf-8") for i in range(6)]
     assert all([u for u, _ in r.edges] == [f"http://a.example/article{i + 1}"] for i, r in enumerate(results))
     assert results[-1].template_links > 0
 

