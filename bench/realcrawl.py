@@ -18,12 +18,17 @@ both (measuring processing, not sleeping): DOWNLOAD_DELAY=0, AUTOTHROTTLE_ENABLE
 CONCURRENT_REQUESTS_PER_DOMAIN=8; the rest is rankcrawl's add-on (robots.txt obeyed, FIFO).
 ``-s NAME=VALUE``: RANKCRAWL_* settings go to rankcrawl only, any other setting to both crawls.
 ``--max-pages N`` serves only the first N pages of each site (breadth-first from its start page;
-the rest answer 404, and stored edges to them count nowhere). ``--keep`` keeps the crawl logs and the Valkey data (append-only file) in
-a folder it prints; the server stops, ``RANKCRAWL_HOME=<folder>/valkey rankcrawl ...`` reopens it.
+the rest answer 404, and stored edges to them count nowhere). ``--keep`` keeps the crawl logs
+and the Valkey data (append-only file) in a folder it prints; the server stops there,
+``RANKCRAWL_HOME=<folder>/valkey rankcrawl ...`` reopens it. Every run rewrites the section
+``realcrawl`` of docs/BENCHMARKS.md (commit it from full runs only).
 
 Gold (bench/realgold.py): edges = links inside the generator's content markup, resolved and
 normalised with ``normalize_url``, landing (after redirects) on a 200 HTML page other than the
 source, each target once; the all-links ("naive") graph takes every ``<a href>`` the same way.
+Debian's packaging turned some intersphinx links into ``/usr/share/doc/...`` paths (about 350
+content links in django and sphinx): they answer 404 here, broken links of this copy of the sites.
+
 Figures, per site and overall (sources = reachable pages rankcrawl fetched; stored edges to
 hosts that are not served, or to pages cut by --max-pages, are left out of every figure but
 counted as ``unknowable_edges``: nobody can say whether their target exists):
@@ -36,8 +41,8 @@ pages) vs rankcrawl's exported ranks restricted to those pages and renormalised,
 of the all-links graph: L1 and Kendall tau-b over the gold top 100; near-duplicate false
 positives = fetched pages with gold content edges but no stored edge; rank mass on URLs that are
 not reachable pages; pages/s counted at the server (distinct pages / first-to-last page
-request) for both crawls; Redis ``used_memory`` minus the empty server's, per stored edge, and
-``MEMORY USAGE`` summed by key family.
+request) and pages per CPU second of the crawl process, for both crawls; Redis ``used_memory``
+minus the empty server's, per stored edge, and ``MEMORY USAGE`` summed by key family.
 """
 
 from __future__ import annotations
@@ -170,6 +175,11 @@ def nonpage_mass(ranks: dict[str, float], web: Web, gold: Gold) -> dict[str, flo
     return mass
 
 
+def ratio(speed: dict, key: str) -> float:
+    """rankcrawl's figure ÷ plain Scrapy's (nan without the plain crawl)."""
+    return speed["rankcrawl"][key] / speed["plain"][key] if "plain" in speed else math.nan
+
+
 def command_line(args: argparse.Namespace) -> str:
     parts = ["python bench/realcrawl.py"]
     if len(args.sites) != len(SITES):
@@ -242,14 +252,15 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     sites = {s.name: scope_figures([u for u in gold.reachable if gold.pages[u].site == s.name], gold, pr, fetched,
                                    stored, unknowable) for s in args.sites}
     speed = {name: {"pages": len(fetched[name]), "requests": len(r.log), "pages_per_s": r.pages_per_second(web),
-                    "requests_per_s": r.requests_per_second(), "wall_s": r.wall, "load": r.load}
+                    "requests_per_s": r.requests_per_second(), "wall_s": r.wall, "load": r.load, "cpu_s": r.cpu,
+                    "pages_per_cpu_s": len(fetched[name]) / r.cpu if r.cpu > 0 else math.nan}
              for name, r in runs.items()}
     return {
         "command": command_line(args), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
         "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, unknowable),
         "generators": {s.name: {"generator": s.generator, "package": s.package, "base": s.base} for s in args.sites},
         "speed": speed,
-        "speed_ratio": speed["rankcrawl"]["pages_per_s"] / speed["plain"]["pages_per_s"] if "plain" in speed else math.nan,
+        "speed_ratio": ratio(speed, "pages_per_s"), "cpu_ratio": ratio(speed, "pages_per_cpu_s"),
         "stored_edges": n_edges, "self_loops": c["loops"], "rank_mass_nonpage": nonpage_mass(ranks, web, gold),
         "redis": {"used_memory_delta": c["memory"], "bytes_per_edge": c["memory"] / n_edges if n_edges else math.nan,
                   "families": c["families"]},
@@ -272,10 +283,11 @@ def tables(fig: dict) -> str:
     rows = [[name, *(cell(f[k]) for k, _ in COLUMNS)] for name, f in [*fig["sites"].items(), ("**overall**", fig["overall"])]]
     quality = markdown_table(["site", *(h for _, h in COLUMNS)], rows)
     speed = fig["speed"]
-    srows = [[name, s["pages"], s["requests"], s["pages_per_s"], s["requests_per_s"], s["wall_s"],
-              " / ".join(f"{x:.1f}" if x == x else "n/a" for x in s["load"])] for name, s in speed.items()]
-    throughput = markdown_table(["crawl", "pages", "requests", "pages/s", "requests/s", "wall s",
-                                 "load avg (1 min) before / after"], srows)
+    srows = [[name, s["pages"], s["requests"], s["pages_per_s"], s["requests_per_s"], s["wall_s"], s["cpu_s"],
+              s["pages_per_cpu_s"], " / ".join(f"{x:.1f}" if x == x else "n/a" for x in s["load"])]
+             for name, s in speed.items()]
+    throughput = markdown_table(["crawl", "pages", "requests", "pages/s", "requests/s", "wall s", "CPU s",
+                                 "pages per CPU s", "load avg (1 min) before / after"], srows)
     red = fig["redis"]
     largest = sorted(red["families"].items(), key=lambda kv: -kv[1])[:6]
     top = ", ".join(f"`{k}` {v / 2**20:.1f} MiB" for k, v in largest)
@@ -283,7 +295,9 @@ def tables(fig: dict) -> str:
     gens = markdown_table(["site", "generator", "package", "served at"],
                           [[n, g["generator"], g["package"], g["base"]] for n, g in fig["generators"].items()])
     return (f"{gens}\n\n{quality}\n\n{throughput}\n\n"
-            f"pages/s ratio rankcrawl ÷ plain Scrapy: **{cell(round(fig['speed_ratio'], 3))}**. "
+            f"pages/s ratio rankcrawl ÷ plain Scrapy: **{cell(round(fig['speed_ratio'], 3))}** "
+            f"(pages per CPU second of the crawl process: {cell(round(fig['cpu_ratio'], 3))}; Valkey's CPU not "
+            "counted; on a shared box the CPU ratio is the steadier one). "
             f"Stored edges {fig['stored_edges']:,} ({fig['self_loops']:,} self-loops). "
             f"Rank mass not on reachable pages: 404 {mass['404']:.3f}, redirects {mass['redirect']:.3f}, "
             f"other 200 files {mass['other_200']:.3f}, offsite hosts {mass['offsite']:.3f}. "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -47,6 +48,7 @@ class CrawlRun:
     log: list[tuple[float, str, int]]
     stats: dict[str, str] = field(default_factory=dict)
     load: tuple[float, float] = (math.nan, math.nan)  # 1-minute load average before and after
+    cpu: float = math.nan  # user + system CPU seconds of the crawl process (and its waited-for children)
 
     def fetched_pages(self, web: Web) -> set[str]:
         return {u for _, u, s in self.log if s == 200 and web.is_page(u)}
@@ -63,12 +65,17 @@ class CrawlRun:
         return len(times) / (max(times) - min(times)) if len(times) > 1 else float("nan")
 
 
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float, log_path: Path) -> CrawlRun:
     """Run one crawl subprocess through the proxy; SystemExit with its last log line on failure."""
     env = {**os.environ, "http_proxy": proxy.url, "https_proxy": proxy.url, "PYTHONPATH": str(ROOT)}
     env.pop("no_proxy", None)
     env.pop("NO_PROXY", None)
-    start_index, load = len(proxy.log), os.getloadavg()[0]
+    start_index, load, cpu = len(proxy.log), os.getloadavg()[0], children_cpu()
     started = time.monotonic()
     with open(log_path, "w") as err:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=ROOT,
@@ -86,7 +93,7 @@ def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float,
         last = (log_path.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"{name} failed (exit {proc.returncode}): {last}; log: {log_path}")
     stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
-    return CrawlRun(name, wall, proxy.log[start_index:], stats, (load, os.getloadavg()[0]))
+    return CrawlRun(name, wall, proxy.log[start_index:], stats, (load, os.getloadavg()[0]), children_cpu() - cpu)
 
 
 def export_lines(args: list[str], redis_url: str) -> list[list[str]]:
