@@ -27,7 +27,7 @@ from rankcrawl.settings.connection import connect, embedded_server  # noqa: E402
 
 CONFIGS = (
     ("Scrapy only (rankcrawl off)", 1, {"RANKCRAWL_ENABLED": "False", "ROBOTSTXT_OBEY": "True"}),
-    ("rankcrawl on, link scope all (same pages as off)", 1, {"RANKCRAWL_LINK_SCOPE": "all"}),
+    ("rankcrawl on, edge scope all (same pages as off)", 1, {"RANKCRAWL_EDGE_SCOPE": "all"}),
     ("rankcrawl on, content links only", 1, {}),
     ("rankcrawl on, distributed, 1 process", 1, {"RANKCRAWL_DISTRIBUTED": "True"}),
     ("rankcrawl on, distributed, 2 processes", 2, {"RANKCRAWL_DISTRIBUTED": "True"}),

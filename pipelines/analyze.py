@@ -5,6 +5,7 @@ from __future__ import annotations
 from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.blocks import atomic_blocks
 from rankcrawl.pipelines.classifiers import DEFAULT_CLASSIFIER, Classifier, classify
+from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import Document, TextBlock
 from rankcrawl.pipelines.link_classifier import content_anchors
@@ -24,6 +25,10 @@ def page_title(root: object) -> str:
     return " ".join("".join(titles).split())
 
 
+def _no_deadline(step: str) -> None:
+    """No time budget."""
+
+
 def set_positions(blocks: list[TextBlock]) -> None:
     """Each block's position: the share of the page's words before it."""
     total = sum(b.n_words for b in blocks) or 1
@@ -41,6 +46,7 @@ def analyze(
     classifier: str | Classifier | None = None,
     fusion: str = DEFAULT_FUSION,
     max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    deadline: Deadline | None = None,
 ) -> Document:
     """Analyse one page. ``classifier``: a name (``"numwords"``, ``"numwords+largest"`` …) or callable.
 
@@ -48,16 +54,22 @@ def analyze(
     (``link_classifier``), which ``doc.links`` follows instead of the block's flag. The default,
     ``"trained"``, keeps the block flags: on held-out WCXB-dev the link model gave the same micro
     link F1, a lower macro F1 and 25 % less speed (docs/BENCHMARKS.md, extraction).
+    ``deadline``: checked between steps (``deadline.AnalysisTimeout`` when passed; see ``budget.analyze_within``).
     """
+    check = deadline.check if deadline is not None else _no_deadline
     truncated = len(html) > max_bytes
     if truncated:
         html = html[:max_bytes]
     used = "utf-8"
     if isinstance(html, bytes):
         html, used = decode_html(html, encoding, truncated=truncated)
-    root = parse_html(html)
-    atomic, orphans = atomic_blocks(root)
+    check("decode")
+    root = parse_html(html, deadline)
+    check("parse")
+    atomic, orphans = atomic_blocks(root, deadline)
+    check("blocks")
     blocks = block_fusion(atomic, fusion)
+    check("fusion")
     set_positions(blocks)
     title = page_title(root)
     link_content = None
@@ -69,6 +81,7 @@ def analyze(
             link_content = content_anchors(blocks, proba, url)
     else:
         flags = classify(blocks, classifier, title)
+    check("classify")
     for b, is_content in zip(blocks, flags):
         b.is_content = bool(is_content)
     return Document(url=url, title=title, blocks=blocks, root=root, encoding=used, truncated=truncated,

@@ -12,6 +12,7 @@ from typing import Any
 
 from lxml import etree
 
+from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
 from rankcrawl.pipelines.document import W_MAX, WORD_CHAR, TextBlock
 
 INVISIBLE_TAGS = frozenset(
@@ -124,8 +125,11 @@ class _Frame:
         return self._path
 
 
-def atomic_blocks(root: Any) -> tuple[list[TextBlock], list[Any]]:
-    """(atomic blocks in document order, ``<a href>`` elements that carry no block text)."""
+def atomic_blocks(root: Any, deadline: Deadline | None = None) -> tuple[list[TextBlock], list[Any]]:
+    """(atomic blocks in document order, ``<a href>`` elements that carry no block text).
+
+    ``deadline``: checked every ``CHECK_EVERY`` elements (None: no budget).
+    """
     b = _Builder()
     if root is None:
         return [], []
@@ -134,7 +138,11 @@ def atomic_blocks(root: Any) -> tuple[list[TextBlock], list[Any]]:
     stack = [top]
     walker = etree.iterwalk(root, events=("start", "end"))
     invisible = INVISIBLE_TAGS
+    seen = 0
     for event, el in walker:
+        seen += 1
+        if deadline is not None and seen % CHECK_EVERY == 0:
+            deadline.check("blocks")
         tag = el.tag
         if not isinstance(tag, str):
             tag = ""

@@ -6,8 +6,8 @@ pipeline for items that carry a body): per-page analysis (SPEC §2.1–2.3, capp
 
 Follow ≠ count: ``PageResult.edges`` are the links that count as graph edges (``edge_scope``);
 ``PageResult.follow`` lists every followable http(s) link of the page with ``counted`` telling
-whether it is one of the edges, so a crawler can fetch the whole site and still order content
-links first.
+whether it is one of the edges and ``template`` whether the site-level step found it in a host
+template, so a crawler can fetch the whole site and still order content links first.
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.classifiers import CLASSIFIERS, FILTERS, get_classifier
+from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
-from rankcrawl.settings.connection import connect, resolve_redis_url
-from rankcrawl.settings.defaults import DEFAULTS, check_choices
+from rankcrawl.settings.config import RankcrawlConfig, per_crawler
+from rankcrawl.settings.connection import connect
+from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 1024
@@ -56,12 +59,14 @@ def edges_of(links: list[Link]) -> list[tuple[str, float]]:
 
 @dataclass
 class FollowLink:
-    """A link the crawler may schedule: target, anchor + block text, weight, counted as an edge."""
+    """A link the crawler may schedule: target, anchor + block text, weight, counted as an edge,
+    flagged template by the site-level step."""
 
     url: str
     text: str
     weight: float
     counted: bool
+    template: bool = False
 
 
 @dataclass
@@ -81,45 +86,68 @@ class PageResult:
     template_links: int = 0
     duplicate: bool = False
     truncated: bool = False
+    prefix: bool = False
 
 
-def follow_of(doc: Document, counted: list[Link]) -> list[FollowLink]:
-    """Every link of the page once (first occurrence), counted links flagged."""
+def follow_of(doc: Document, counted: list[Link], template: frozenset[int] = frozenset()) -> list[FollowLink]:
+    """Every link of the page once (first occurrence), flagged counted (an edge) and template (every
+    occurrence is one of the ``template`` indices into ``doc.all_links``)."""
     kept = {link.url for link in counted}
+    elsewhere = {link.url for i, link in enumerate(doc.all_links) if i not in template}
     seen: dict[str, FollowLink] = {}
     for link in doc.all_links:
         if link.url not in seen:
             block = doc.blocks[link.block].text if 0 <= link.block < len(doc.blocks) else ""
-            seen[link.url] = FollowLink(link.url, f"{link.text} {block}", link.weight, link.url in kept)
+            seen[link.url] = FollowLink(link.url, f"{link.text} {block}", link.weight, link.url in kept,
+                                        link.url not in elsewhere)
     return list(seen.values())
+
+
+def check_classifier(spec: str) -> None:
+    """ValueError naming the allowed values unless ``spec`` is a classifier, optionally ``+filter``
+    (RANKCRAWL_CLASSIFIER)."""
+    name, _, filt = spec.partition("+")
+    try:
+        get_classifier(name)
+        known = not filt or filt in FILTERS
+    except ValueError:
+        known = False
+    if not known:
+        raise ValueError(f"one of {', '.join(sorted(CLASSIFIERS))}, optionally +{' or +'.join(FILTERS)}")
 
 
 class PageAnalyzer:
     """Per-page and site-level analysis of fetched pages, run off the reactor thread."""
 
     def __init__(self, *, scope: str = "content", max_bytes: int = 2_000_000, classifier: str | None = None,
-                 site: SiteAnalyzer | None = None) -> None:
+                 site: SiteAnalyzer | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"]) -> None:
         self.scope, self.max_bytes, self.classifier, self.site = scope, max_bytes, classifier, site
+        self.timeout = timeout
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "PageAnalyzer":
+    def from_settings(cls, settings: Any) -> PageAnalyzer:
         """The analyzer a crawl's ``RANKCRAWL_*`` settings describe (site-level state in its Redis)."""
-        check_choices(settings)
-        scope = settings.get("RANKCRAWL_LINK_SCOPE") or DEFAULTS["RANKCRAWL_LINK_SCOPE"]
+        return cls.from_config(RankcrawlConfig.from_settings(settings))
+
+    @classmethod
+    def from_config(cls, config: RankcrawlConfig) -> PageAnalyzer:
+        """The analyzer of a checked config (edge scope, classifier, byte cap, site-level step)."""
         site = None
-        if settings.getbool("RANKCRAWL_SITE_LEVEL", DEFAULTS["RANKCRAWL_SITE_LEVEL"]):
-            site = SiteAnalyzer(
-                connect(resolve_redis_url(None, settings)),
-                prefix=settings.get("RANKCRAWL_KEY_PREFIX") or DEFAULTS["RANKCRAWL_KEY_PREFIX"],
-                weighting=settings.get("RANKCRAWL_LINK_WEIGHTING") or DEFAULTS["RANKCRAWL_LINK_WEIGHTING"],
-                scope=scope,
-            )
-        return cls(scope=scope, max_bytes=settings.getint("RANKCRAWL_MAX_PAGE_BYTES", DEFAULTS["RANKCRAWL_MAX_PAGE_BYTES"]),
-                   classifier=settings.get("RANKCRAWL_CLASSIFIER") or DEFAULTS["RANKCRAWL_CLASSIFIER"], site=site)
+        if config.site_level:
+            site = SiteAnalyzer(connect(config.redis_url), prefix=config.key_prefix,
+                                weighting=config.link_weighting, scope=config.edge_scope)
+        return cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
+                   timeout=config.analysis_timeout)
+
+    @classmethod
+    def of(cls, crawler: Any) -> PageAnalyzer:
+        """The crawl's one analyzer, shared by its components (built on first use)."""
+        return per_crawler(crawler, cls, lambda: cls.from_config(RankcrawlConfig.of(crawler)))
 
     async def analyze(self, url: str, body: bytes, *, status: int = 200, encoding: str | None = None,
                       content_type: str = "") -> PageResult:
-        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors and non-HTML bodies."""
+        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies and pages over the
+        analysis time budget (even on their prefix)."""
         if status >= 400:
             raise NotAnalysed("http_error", f"HTTP {status}: {url}")
         if not is_html(content_type, body):
@@ -127,10 +155,14 @@ class PageAnalyzer:
         return await maybe_deferred_to_future(deferToThread(self.analyze_sync, url, body, encoding))
 
     def analyze_sync(self, url: str, body: bytes, encoding: str | None = None) -> PageResult:
-        """The blocking part: parse and classify, then apply the host's site-level decision."""
+        """The blocking part: parse and classify within the time budget, then apply the host's site-level decision."""
         opts: dict[str, Any] = {"classifier": self.classifier} if self.classifier else {}
-        doc = analyze(body, url=url, encoding=encoding, max_bytes=self.max_bytes, **opts)
+        budgeted = analyze_within(body, url=url, encoding=encoding, timeout=self.timeout, max_bytes=self.max_bytes, **opts)
+        doc = budgeted.doc
+        if doc is None:
+            raise NotAnalysed("analysis_timeout", f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
         template_links = template_blocks = 0
+        template: frozenset[int] = frozenset()
         duplicate = False
         repush: list[tuple[str, list[tuple[str, float]]]] = []
         if self.site is None:
@@ -141,14 +173,15 @@ class PageAnalyzer:
             counted = [link for link, w in zip(doc.all_links, decision.link_weights) if w > 0]
             edges = decision.edges
             repush = [(u, self.site.edges_for(u)) for u in decision.stale]
+            template = frozenset(decision.template_links)
             template_links, template_blocks = len(decision.template_links), len(decision.template_blocks)
             duplicate = decision.duplicate_of is not None
         content = sum(b.is_content for b in doc.blocks)
         return PageResult(
-            url=url, title=doc.title, edges=edges, follow=follow_of(doc, counted), repush=repush,
+            url=url, title=doc.title, edges=edges, follow=follow_of(doc, counted, template), repush=repush,
             blocks=len(doc.blocks), boilerplate_blocks=len(doc.blocks) - content, template_blocks=template_blocks,
             links_seen=len(doc.all_links), links_kept=len(counted), template_links=template_links,
-            duplicate=duplicate, truncated=doc.truncated,
+            duplicate=duplicate, truncated=doc.truncated, prefix=budgeted.outcome == "prefix",
         )
 
 
@@ -157,6 +190,7 @@ def record_stats(stats: Any, r: PageResult) -> None:
     inc = stats.inc_value
     inc("rankcrawl/pages/analysed")
     inc("rankcrawl/pages/truncated", int(r.truncated))
+    inc("rankcrawl/pages/analysis_prefix", int(r.prefix))
     inc("rankcrawl/pages/near_duplicates", int(r.duplicate))
     inc("rankcrawl/pages/repushed", len(r.repush))
     inc("rankcrawl/blocks", r.blocks)

@@ -28,6 +28,10 @@ class Keys:
         """hash: HostID → host key."""
         return f"{self.prefix}{{g}}:hostnames"
 
+    def probe(self, token: str) -> str:
+        """string: a start-up probe's key, written then deleted at once (60 s TTL as a safety net)."""
+        return f"{self.prefix}{{g}}:probe:{token}"
+
     @property
     def changes(self) -> str:
         """stream: one entry per batch, field ``hosts`` = comma-separated changed HostIDs."""

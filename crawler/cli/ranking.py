@@ -17,7 +17,7 @@ from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.settings.urls import normalize_url
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
-from rankcrawl.settings.connection import connect
+from rankcrawl.settings.connection import connect, probe_writable
 
 prefix_option = click.option(
     "--key-prefix", envvar="RANKCRAWL_KEY_PREFIX", default=DEFAULT_PREFIX, show_default=True,
@@ -70,7 +70,9 @@ def graph() -> None:
 def graph_import(edges: TextIO, redis_url: str | None, key_prefix: str) -> None:
     """Import EDGES.tsv ('-' for stdin); a source's edges replace the ones stored for it."""
     links, bad = parse_edges(edges, sys.stderr)
-    store = GraphStore(connect(redis_url), key_prefix)
+    client = connect(redis_url)
+    probe_writable(client, key_prefix)  # a read-only replica or a full server: one line, nothing half-imported
+    store = GraphStore(client, key_prefix)
     stored = store.put_pages(PageRecord(src, ls) for src, ls in links.items())
     click.echo(f"imported {sum(map(len, links.values()))} edges from {stored} pages" + (f"; {bad} bad lines skipped" if bad else ""), err=True)
     if bad and not stored:
