@@ -16,6 +16,9 @@ allows all; 404 for unknown paths; symlinks and directories answer 301). In one 
 both through the proxy (``http_proxy``/``https_proxy`` of the crawl process). Politeness for
 both (measuring processing, not sleeping): DOWNLOAD_DELAY=0, AUTOTHROTTLE_ENABLED=False,
 CONCURRENT_REQUESTS_PER_DOMAIN=8; the rest is rankcrawl's add-on (robots.txt obeyed, FIFO).
+rankcrawl also gets RANKCRAWL_SSRF_FAIL_OPEN=True: its SSRF guard resolves every host name
+itself and refuses names that do not resolve, while behind a proxy the proxy resolves them (the
+real sites' names need not resolve here; where they do, to public addresses, the guard passes).
 ``-s NAME=VALUE``: RANKCRAWL_* settings go to rankcrawl only, any other setting to both crawls.
 ``--max-pages N`` serves only the first N pages of each site (breadth-first from its start page;
 the rest answer 404, and stored edges to them count nowhere). ``--keep`` keeps the crawl logs
@@ -74,6 +77,7 @@ from rankcrawl.settings import urls as url_rules  # noqa: E402
 from rankcrawl.settings.connection import connect  # noqa: E402
 
 FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False", "CONCURRENT_REQUESTS_PER_DOMAIN": "8"}
+PROXIED = {"RANKCRAWL_SSRF_FAIL_OPEN": "True"}  # the proxy resolves the sites' names, this machine may not
 TOP_K = 100
 
 
@@ -239,10 +243,12 @@ def crawl_both(args: argparse.Namespace, web: Web, overrides: dict[str, str], wo
 def run(args: argparse.Namespace, work: Path) -> dict:
     """Serve, crawl, export, measure: the figures as one JSON-able dict."""
     web, gold, cut = load_gold(args)
-    overrides = {**FAST, **dict(p.split("=", 1) for p in args.pairs)}
+    overrides = {**FAST, **PROXIED, **dict(p.split("=", 1) for p in args.pairs)}
     c = crawl_both(args, web, overrides, work)
     runs, stored, ranks, n_edges = c["runs"], c["stored"], c["ranks"], c["n_edges"]
     fetched = {name: r.fetched_pages(web) for name, r in runs.items()}
+    if not fetched["rankcrawl"]:
+        raise SystemExit("rankcrawl crawl fetched no page (see its log)")
     pr = {"gold": M.pagerank(gold.reachable, gold.content_edges), "all": M.pagerank(gold.reachable, gold.all_edges),
           "rankcrawl": ranks}
 
@@ -311,9 +317,11 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="realcrawl-"))
     try:
         fig = run(args, work)
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+    except BaseException:
+        print(f"failed: crawl logs kept in {work}", file=sys.stderr)
+        raise
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
     if args.keep:
         print(f"kept: crawl logs in {work}; its data: RANKCRAWL_HOME={work / 'valkey'} rankcrawl top")
     if args.json:

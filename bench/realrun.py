@@ -116,7 +116,12 @@ def stored_graph(redis_url: str) -> tuple[dict[str, set[str]], int, int]:
 
 
 def stored_ranks(redis_url: str) -> dict[str, float]:
-    return {url: float(rank) for url, rank in export_lines(["ranks", "export"], redis_url)}
+    """url -> rank from ``rankcrawl ranks export`` (empty when nothing was ranked)."""
+    out = subprocess.run([*RANKCRAWL, "ranks", "export", "--redis-url", redis_url], capture_output=True, text=True,
+                         cwd=ROOT)
+    if out.returncode and "no ranks published" not in out.stderr:
+        raise SystemExit(f"rankcrawl ranks export failed: {out.stderr.strip()[-300:]}")
+    return {url: float(rank) for url, rank in (line.split("\t") for line in out.stdout.splitlines() if line)}
 
 
 FAMILY = re.compile(r"\{[^}]*\}|\d+")
