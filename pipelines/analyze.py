@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, VARIANTS
 from rankcrawl.pipelines.classifiers import Classifier
+from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import Document
 from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.steps import PageState, preset, run_steps
@@ -20,16 +21,19 @@ def analyze(
     classifier: str | Classifier | None = None,
     fusion: str = DEFAULT_FUSION,
     max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+    deadline: Deadline | None = None,
 ) -> Document:
     """Analyse one page. ``classifier``: a preset name (``"trained"``, ``"numwords+largest"`` …,
     ``steps.PRESETS``) or a callable ``f(blocks) -> bool[n]``; ``fusion``: a Block Fusion variant.
 
     With the default ``"trained"`` each anchor also gets the per-link content decision
     (``link_classifier``), which ``doc.links`` follows instead of its block's flag.
+    ``deadline``: checked within parse and blocks and after every step (``deadline.AnalysisTimeout``
+    when passed; see ``budget.analyze_within``).
     """
     if fusion not in VARIANTS:
         raise ValueError(f"unknown Block Fusion variant {fusion!r} (one of {', '.join(VARIANTS)})")
-    state = run_steps(preset(classifier), PageState(html, url, encoding, max_bytes, fusion))
+    state = run_steps(preset(classifier), PageState(html, url, encoding, max_bytes, fusion, deadline))
     blocks = state.blocks
     for b, is_content in zip(blocks, state.flags if state.flags is not None else ()):
         b.is_content = bool(is_content)

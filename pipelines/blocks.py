@@ -12,6 +12,7 @@ from typing import Any
 
 from lxml import etree
 
+from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
 from rankcrawl.pipelines.document import NON_WORD_TOKEN, W_MAX, TextBlock
 
 INVISIBLE_TAGS = frozenset(
@@ -50,13 +51,13 @@ def attribute_label(ident: str | None, cls: str | None) -> str:
     return out
 
 
-def atomic_blocks(root: Any, anchor_paths: dict[Any, tuple[str, ...]] | None = None
-                  ) -> tuple[list[TextBlock], list[Any]]:
+def atomic_blocks(root: Any, deadline: Deadline | None = None,
+                  anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> tuple[list[TextBlock], list[Any]]:
     """(atomic blocks in document order, ``<a href>`` elements that carry no block text).
 
     Every element's DOM path is built as the walk enters it (its parent's path plus its
     label), so no element is visited twice; ``anchor_paths``, if given, receives the path of
-    every ``<a href>``.
+    every ``<a href>``. ``deadline``: checked every ``CHECK_EVERY`` elements (None: no budget).
     """
     if root is None:
         return [], []
@@ -90,9 +91,14 @@ def atomic_blocks(root: Any, anchor_paths: dict[Any, tuple[str, ...]] | None = N
     paths: list[tuple[str, ...]] = [()]      # DOM path of every open element (and of the root's parent)
     counts: list[dict[str, int]] = [{}]      # tags seen among each open element's children
     in_link = 0
+    seen = 0
     invisible = INVISIBLE_TAGS
     walker = etree.iterwalk(root, events=("start", "end"))
     for event, el in walker:
+        if deadline is not None:
+            seen += 1
+            if seen % CHECK_EVERY == 0:
+                deadline.check("blocks")
         tag = el.tag
         if tag.__class__ is not str:
             tag = ""

@@ -13,9 +13,12 @@ W_MAX = 80
 """Line width for the text-density word wrap (Kohlschütter §4.2.1, w_max = 80)."""
 
 WORD_CHAR = re.compile(r"[^\W_]")
-NON_WORD_TOKEN = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
-"""A whitespace token without a letter or digit."""
-SENTENCE_END = re.compile(r"[.?!;]+[\"'»”’)\]]*(?=\s|$)")
+NON_WORD_TOKEN = re.compile(r"(?<!\S)(?:[^\w\s]|_)++(?!\S)")
+"""A whitespace token without a letter or digit (linear time: tried at token starts, possessive)."""
+SENTENCE_END = re.compile(r"(?<![.?!;])[.?!;]++[\"'»”’)\]]*+(?=\s|$)")
+"""A run of ``. ? ! ;`` and closing quotes/brackets before whitespace or the end. Linear time: it is
+tried only where a run starts (look-behind) and never backtracks into the run (possessive), so a
+page of 40,000 dots costs one scan, not 40,000 (the plain ``[.?!;]+`` retried at every dot)."""
 
 
 def text_stats(text: str) -> tuple[int, int, int, int, int]:

@@ -41,6 +41,7 @@ import numpy as np
 from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.blocks import atomic_blocks
 from rankcrawl.pipelines.classifiers import FILTERS, RULES, Classifier
+from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import PageContext
@@ -59,6 +60,7 @@ class PageState:
     encoding: str | None = None
     max_bytes: int = 5_000_000
     fusion: str = DEFAULT_FUSION
+    deadline: Deadline | None = None
     text: str = ""
     used_encoding: str = "utf-8"
     truncated: bool = False
@@ -98,12 +100,12 @@ def _decode(s: PageState) -> None:
 
 
 def _parse(s: PageState) -> None:
-    s.root = parse_html(s.text)
+    s.root = parse_html(s.text, s.deadline)
 
 
 def _blocks(s: PageState) -> None:
     s.context = PageContext(s.root, s.url)
-    s.atomic, s.orphans = atomic_blocks(s.root, s.context.anchor_paths)
+    s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
 
 
 def _fusion(s: PageState) -> None:
@@ -213,7 +215,9 @@ def preset(spec: str | Classifier | None) -> tuple[Step, ...]:
 
 
 def run_steps(steps: tuple[Step, ...], state: PageState) -> PageState:
-    """Run ``steps`` in order on ``state``; returns it."""
+    """Run ``steps`` in order on ``state`` (its deadline checked after each); returns it."""
     for step in steps:
         step(state)
+        if state.deadline is not None:
+            state.deadline.check(step.name)
     return state

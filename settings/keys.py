@@ -28,6 +28,10 @@ class Keys:
         """hash: HostID → host key."""
         return f"{self.prefix}{{g}}:hostnames"
 
+    def probe(self, token: str) -> str:
+        """string: a start-up probe's key, written then deleted at once (60 s TTL as a safety net)."""
+        return f"{self.prefix}{{g}}:probe:{token}"
+
     @property
     def changes(self) -> str:
         """stream: one entry per batch, field ``hosts`` = comma-separated changed HostIDs."""
@@ -35,16 +39,42 @@ class Keys:
 
     @property
     def ranks(self) -> str:
-        """hash: the published state — epoch, stream offset consumed, solve figures."""
+        """hash: the published state — epoch, previous, norm, stream offset consumed, error bound, figures."""
         return f"{self.prefix}{{g}}:ranks"
 
-    def epoch_hosts(self, epoch: int) -> str:
-        """string: packed uint32 HostIDs that have a rank vector in ``epoch``."""
-        return f"{self.prefix}{{g}}:ranks:hosts:{epoch}"
+    @property
+    def epoch_counter(self) -> str:
+        """string: the last epoch number handed out (INCR; numbers are never reused)."""
+        return f"{self.prefix}{{g}}:ranks:next"
 
-    def epoch_dropping(self, epoch: int) -> str:
-        """string: the host list of an epoch being deleted (renamed from ``epoch_hosts`` first)."""
+    @property
+    def attempts(self) -> str:
+        """set: epochs being written and not switched to yet (leftovers of a crash are cleaned)."""
+        return f"{self.prefix}{{g}}:ranks:attempts"
+
+    @property
+    def retired(self) -> str:
+        """set: epochs switched away from and not readable any more, still to be deleted."""
+        return f"{self.prefix}{{g}}:ranks:retired"
+
+    @property
+    def lease(self) -> str:
+        """string: token of the one ranker allowed to publish, with an expiry (SET NX PX)."""
+        return f"{self.prefix}{{g}}:ranks:lease"
+
+    def manifest(self, epoch: int) -> str:
+        """string: packed uint32 per HostID — the epoch whose rank key holds that host's vector
+        in ``epoch`` (0: none). Exists exactly while ``epoch`` is readable."""
+        return f"{self.prefix}{{g}}:ranks:manifest:{epoch}"
+
+    def dropping(self, epoch: int) -> str:
+        """string: the manifest of an epoch being deleted (renamed from ``manifest`` first)."""
         return f"{self.prefix}{{g}}:ranks:dropping:{epoch}"
+
+    def garbage(self, epoch: int) -> str:
+        """string: packed uint32 (HostID, epoch) pairs of rank keys that ``epoch`` still reads but
+        its successor replaced: deleted when ``epoch`` is dropped."""
+        return f"{self.prefix}{{g}}:ranks:garbage:{epoch}"
 
     def top(self, epoch: int) -> str:
         """zset: URL → rank, the best pages of ``epoch``."""
@@ -67,10 +97,19 @@ class Keys:
         """hash: LocalID → packed out-edges (uint32 HostID, uint32 LocalID, float32 weight)*."""
         return f"{self.prefix}{{h{hid}}}:out"
 
+    def gone(self, hid: int) -> str:
+        """set: LocalIDs of pages that answered 4xx/5xx: they leave the graph (no rank, no in-links)."""
+        return f"{self.prefix}{{h{hid}}}:gone"
+
+    def alias(self, hid: int) -> str:
+        """hash: LocalID of a redirecting URL → packed (uint32 HostID, uint32 LocalID) of its target."""
+        return f"{self.prefix}{{h{hid}}}:alias"
+
     def meta(self, hid: int) -> str:
         """hash: LocalID → JSON page metadata (present once the page was crawled/imported)."""
         return f"{self.prefix}{{h{hid}}}:meta"
 
     def rank(self, hid: int, epoch: int) -> str:
-        """string: packed float64 rank per LocalID of host ``hid`` in ``epoch``."""
+        """string: packed float64 per LocalID of host ``hid``, written in ``epoch``: the unnormalised
+        score y (rank = y / the state's ``norm``); NaN for pages outside the graph (gone, alias)."""
         return f"{self.prefix}{{h{hid}}}:rank:{epoch}"

@@ -11,6 +11,14 @@ import redis
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Install Scrapy's default (asyncio) reactor: Scrapy 2.14's ``get_crawler`` needs one installed."""
+    from scrapy.utils.reactor import install_reactor, is_reactor_installed
+
+    if not is_reactor_installed():
+        install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+
+
 @pytest.fixture(scope="session")
 def valkey_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Valkey server on a loopback port for the whole session; yields its URL."""
