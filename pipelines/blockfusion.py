@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from rankcrawl.pipelines.blockstats import shared_path, text_density
+from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
 
 FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
@@ -62,8 +63,8 @@ def slope_delta(x: float, y: float) -> float:
     return abs(x - y) / top if top > 0 else 0.0
 
 
-def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, int]]:
-    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses."""
+def fusion_groups(blocks: list[TextBlock], variant: Variant, deadline: Deadline | None = None) -> list[tuple[int, int]]:
+    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses (``deadline`` checked every pass)."""
     groups = [_Group(i, i + 1, b.n_words, b.n_lines, b.last_line_words) for i, b in enumerate(blocks)]
     gaps = [b.gap_tags for b in blocks]
     forced = [bool(g & FORCE_GAP) for g in gaps]
@@ -81,6 +82,8 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, 
 
     changed = True
     while changed and len(groups) > 1:
+        if deadline is not None:
+            deadline.check("fusion")
         changed = False
         out = [groups[0]]
         i, m = 1, len(groups)
@@ -139,7 +142,8 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
     )
 
 
-def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION) -> list[TextBlock]:
+def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION,
+                 deadline: Deadline | None = None) -> list[TextBlock]:
     """Fuse atomic ``blocks`` with the named variant (none, plain, smoothed, rulebased, justrules)."""
     try:
         v = VARIANTS[variant]
@@ -147,4 +151,4 @@ def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION) -> list
         raise ValueError(f"unknown Block Fusion variant {variant!r} (one of {', '.join(VARIANTS)})") from None
     if v is None or len(blocks) < 2:
         return list(blocks)
-    return [merge(blocks[s:e]) for s, e in fusion_groups(blocks, v)]
+    return [merge(blocks[s:e]) for s, e in fusion_groups(blocks, v, deadline)]

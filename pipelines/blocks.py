@@ -91,13 +91,13 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     paths: list[tuple[str, ...]] = [()]      # DOM path of every open element (and of the root's parent)
     counts: list[dict[str, int]] = [{}]      # tags seen among each open element's children
     in_link = 0
-    seen = 0
+    visited = 0
     invisible = INVISIBLE_TAGS
     walker = etree.iterwalk(root, events=("start", "end"))
     for event, el in walker:
         if deadline is not None:
-            seen += 1
-            if seen % CHECK_EVERY == 0:
+            visited += 1
+            if visited % CHECK_EVERY == 0:
                 deadline.check("blocks")
         tag = el.tag
         if tag.__class__ is not str:

@@ -109,7 +109,7 @@ def _blocks(s: PageState) -> None:
 
 
 def _fusion(s: PageState) -> None:
-    s.blocks = block_fusion(s.atomic, s.fusion)
+    s.blocks = block_fusion(s.atomic, s.fusion, s.deadline)
 
 
 def _positions(s: PageState) -> None:
