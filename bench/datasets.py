@@ -13,15 +13,15 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urljoin, urlsplit
 
-from lxml import etree, html as lxml_html
+from lxml import etree
+from lxml import html as lxml_html
 
 from rankcrawl.settings.urls import host_of
-
 
 
 def find_data(start: Path = Path(__file__).resolve()) -> Path:

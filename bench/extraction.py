@@ -22,11 +22,11 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from importlib.metadata import version
 from pathlib import Path
-from typing import Callable
 
 import click
 from rich.console import Console

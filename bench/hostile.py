@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import random
-from typing import Callable
+from collections.abc import Callable
 
 WORDS = ("river water stone house garden light market bridge winter village library harbour "
          "the a of and to in is was for on with report journey").split()

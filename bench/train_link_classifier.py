@@ -25,7 +25,6 @@ import time
 from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version
-from pathlib import Path
 
 import click
 import numpy as np
@@ -33,8 +32,8 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 
 from bench.datasets import DATA, Page, load
 from bench.metrics import normalize_link
-from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import FIXED, analysed, checked, export, fit_rows, page_data
+from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import fit as fit_blocks
 from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
 from rankcrawl.pipelines.links import link_maker

@@ -8,9 +8,11 @@ linked words / words (0 for a block without words). Both accept Python numbers o
 
 from __future__ import annotations
 
-from typing import Sequence, overload
+from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
+
 
 @overload
 def text_density(words: np.ndarray, lines: np.ndarray, last: np.ndarray) -> np.ndarray: ...

@@ -33,8 +33,9 @@ classifier ``f(blocks) -> bool[n]`` replaces the classification steps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

