@@ -117,7 +117,7 @@ def hostile_hrefs(rng: random.Random, scale: float) -> tuple[str, bytes]:
     n = max(5, int(rng.randrange(50, 20_000) * scale))
     base = rng.choice(["", "<base href='javascript:x'>", "<base href='http://[::1'>", "<base href='//a'>",
                        f"<base href='{rng.choice(HREFS)}'>"])
-    links = "".join(f"<a href='{rng.choice(HREFS) if rng.random() < 0.7 else '/p%d' % i}'>{words(rng, 3)}</a> "
+    links = "".join(f"<a href='{rng.choice(HREFS) if rng.random() < 0.7 else f'/p{i}'}'>{words(rng, 3)}</a> "
                     for i in range(n))
     return ".html", f"<html><head>{base}</head><body><p>{words(rng, 40)} {links}</p></body></html>".encode()
 

@@ -56,7 +56,7 @@ class NearDupIndex:
         if not fps:
             return None
         fields = [f"{i}:{v}" for i, v in enumerate(fps)]
-        owners = [o.decode() for o in self.r.hmget(self.key, fields) if o is not None]
+        owners = [o.decode() if isinstance(o, bytes) else o for o in self.r.hmget(self.key, fields) if o is not None]
         votes = Counter(o for o in owners if o != url)
         if votes:
             other, n = votes.most_common(1)[0]
@@ -72,6 +72,6 @@ class NearDupIndex:
         """Drop ``url``'s registrations (before re-registering a re-crawled page)."""
         fields = [f"{i}:{v}" for i, v in enumerate(fps)]
         owners = self.r.hmget(self.key, fields) if fields else []
-        mine = [f for f, o in zip(fields, owners) if o is not None and o.decode() == url]
+        mine = [f for f, o in zip(fields, owners) if o is not None and (o.decode() if isinstance(o, bytes) else o) == url]
         if mine:
             self.r.hdel(self.key, *mine)

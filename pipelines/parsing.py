@@ -55,8 +55,14 @@ def cap_attributes(html: str, limit: int = MAX_ATTRIBUTES) -> str:
     """``html`` with every start tag of over 4 · ``limit`` pieces cut to its first ``limit`` attributes."""
     out: list[str] = []
     pos, end = 0, len(html)
-    while (stop := SHORT_TAGS.match(html, pos).end()) < end:
+    while True:
+        short = SHORT_TAGS.match(html, pos)
+        assert short is not None  # the pattern also matches the empty string
+        stop = short.end()
+        if stop >= end:
+            break
         tag = LONG_TAG.match(html, stop)
+        assert tag is not None  # SHORT_TAGS stops only in front of a long start tag
         out += (html[pos:stop], _first_attributes(tag.group(), limit))
         pos = tag.end()
     return "".join([*out, html[pos:]]) if out else html

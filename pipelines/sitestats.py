@@ -18,7 +18,8 @@ a slot and its transaction is cluster-safe; ``<host>`` is the ``scheme://host[:p
 
 Idempotence: a page's record is its contribution; re-processing the same URL applies only the
 difference between the old and the new contribution, in one WATCH/MULTI transaction on the
-host's keys (retried on conflict), the counters moved by one Lua call (``APPLY_DELTAS``). Memory bound: at most ``max_pages`` records per host (default
+host's keys (retried on conflict), the counters moved by one Lua call (``APPLY_DELTAS``).
+Memory bound: at most ``max_pages`` records per host (default
 1000, each a few KB: ≤ 50 distinct terms per block); beyond that, new pages of the host are
 judged with the saturated statistics but add nothing. Counts never go below what live records
 contributed, so a restart resumes exactly.
@@ -90,7 +91,7 @@ class SiteStats:
         return json.loads(raw) if raw else None
 
     def records(self, host: str) -> dict[str, dict[str, Any]]:
-        return {k.decode(): json.loads(v) for k, v in self.r.hgetall(self.key(host, "pg")).items()}
+        return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in self.r.hgetall(self.key(host, "pg")).items()}
 
     def n_pages(self, host: str) -> int:
         return int(self.r.hlen(self.key(host, "pg")))
@@ -127,7 +128,7 @@ class SiteStats:
             for n in names:
                 pipe.hmget(self.key(host, n), requests[n])
             values = pipe.execute()
-        out = {n: [] for n in requests}
+        out: dict[str, list[int]] = {n: [] for n in requests}
         for n, vals in zip(names, values):
             out[n] = [int(v) if v is not None else 0 for v in vals]
         return out

@@ -119,7 +119,7 @@ class TreeEnsemble:
 @lru_cache(maxsize=8)
 def load_model(name: str, features: tuple[str, ...]) -> TreeEnsemble:
     """The shipped model ``models/<name>.json``; its feature list must equal ``features``."""
-    text = files("rankcrawl.pipelines").joinpath("models", f"{name}.json").read_text(encoding="utf-8")
+    text = files("rankcrawl.pipelines").joinpath("models").joinpath(f"{name}.json").read_text(encoding="utf-8")
     model = TreeEnsemble.from_json(json.loads(text))
     if model.features != features:
         raise ValueError(f"model {name!r} was trained on other features; retrain it (bench/train_*.py)")

