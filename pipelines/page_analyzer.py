@@ -19,9 +19,8 @@ from typing import Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.classifiers import CLASSIFIERS, FILTERS, get_classifier
 from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.classifiers import CLASSIFIERS, FILTERS, get_classifier
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
@@ -160,7 +159,8 @@ class PageAnalyzer:
         budgeted = analyze_within(body, url=url, encoding=encoding, timeout=self.timeout, max_bytes=self.max_bytes, **opts)
         doc = budgeted.doc
         if doc is None:
-            raise NotAnalysed("analysis_timeout", f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
+            raise NotAnalysed("analysis_timeout",
+                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
         template_links = template_blocks = 0
         template: frozenset[int] = frozenset()
         duplicate = False
