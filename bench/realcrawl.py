@@ -60,16 +60,16 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import realgold, realsites, realmetrics as M  # noqa: E402
+from bench import realgold, realsites  # noqa: E402
+from bench import realmetrics as M
 from bench.realgold import Gold, PageLinks, extract, reachable  # noqa: E402
-from bench.realrun import (RANKCRAWL, ROOT, fresh_valkey, memory_by_family, run_crawl, stored_graph,  # noqa: E402
-                           stored_ranks, used_memory)
+from bench.realrun import RANKCRAWL, ROOT, fresh_valkey, memory_by_family, run_crawl, stored_graph, stored_ranks, used_memory  # noqa: E402
 from bench.realserver import ProxyServer  # noqa: E402
 from bench.realsites import SITES, Site, Web, cache_dir  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
@@ -87,7 +87,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sites", default=",".join(names), help=f"comma-separated, of: {', '.join(names)}")
     parser.add_argument("--max-pages", type=int, default=0, help="serve only the first N pages of each site")
     parser.add_argument("--skip-plain", action="store_true", help="no plain Scrapy crawl (no speed ratio)")
-    parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON here")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures (and per-page counts) as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the crawl logs and Valkey data folder")
     parser.add_argument("-s", dest="pairs", action="append", default=[], metavar="NAME=VALUE",
                         help="setting for rankcrawl crawl (non-RANKCRAWL_* ones for the plain crawl too)")
@@ -162,6 +162,18 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
     for name, c in counts.items():
         out |= {f"{name}_p": c.precision, f"{name}_r": c.recall, f"{name}_f1": c.f1}
     return out
+
+
+def page_rows(gold: Gold, fetched: set[str], stored: dict[str, set[str]],
+              unknowable: Callable[[str], bool]) -> dict[str, list]:
+    """Per fetched reachable page: [site, index-like, gold edges, stored edges, correct] (JSON, to diff runs)."""
+    rows = {}
+    for u in gold.reachable:
+        if u in fetched:
+            own = {d for d in stored.get(u, ()) if not unknowable(d)}
+            g = gold.content_edges[u]
+            rows[u] = [gold.pages[u].site, gold.pages[u].index_like, len(g), len(own), len(own & g)]
+    return rows
 
 
 def nonpage_mass(ranks: dict[str, float], web: Web, gold: Gold) -> dict[str, float]:
@@ -271,6 +283,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
         "redis": {"used_memory_delta": c["memory"], "bytes_per_edge": c["memory"] / n_edges if n_edges else math.nan,
                   "families": c["families"]},
         "crawl_stats": runs["rankcrawl"].stats,
+        "pages": page_rows(gold, fetched["rankcrawl"], stored, unknowable),
     }
 
 
@@ -279,6 +292,11 @@ COLUMNS = (("reachable", "pages"), ("coverage", "coverage"), ("coverage_plain", 
            ("index_r", "R index-like"), ("prose_f1", "F1 prose"), ("naive_precision", "P all-links"),
            ("leaked_per_1000", "leaked /1k"), ("neardup_fp", "no-edge pages"),
            ("tau", "τ top100"), ("tau_all_links", "τ all-links"), ("l1", "L1"), ("l1_all_links", "L1 all-links"))
+
+
+STATS = (("rankcrawl/pages/near_duplicates", "pages judged near-duplicates"),
+         ("rankcrawl/pages/analysis_prefix", "pages analysed on a prefix only (RANKCRAWL_ANALYSIS_TIMEOUT)"),
+         ("rankcrawl/dropped/analysis_timeout", "pages dropped on the analysis timeout"))
 
 
 def cell(v: object) -> object:
@@ -298,6 +316,8 @@ def tables(fig: dict) -> str:
     largest = sorted(red["families"].items(), key=lambda kv: -kv[1])[:6]
     top = ", ".join(f"`{k}` {v / 2**20:.1f} MiB" for k, v in largest)
     mass = fig["rank_mass_nonpage"]
+    st = fig["crawl_stats"]
+    seen = ", ".join(f"{label} {st.get(key, 0)}" for key, label in STATS)
     gens = markdown_table(["site", "generator", "package", "served at"],
                           [[n, g["generator"], g["package"], g["base"]] for n, g in fig["generators"].items()])
     return (f"{gens}\n\n{quality}\n\n{throughput}\n\n"
@@ -307,6 +327,7 @@ def tables(fig: dict) -> str:
             f"Stored edges {fig['stored_edges']:,} ({fig['self_loops']:,} self-loops). "
             f"Rank mass not on reachable pages: 404 {mass['404']:.3f}, redirects {mass['redirect']:.3f}, "
             f"other 200 files {mass['other_200']:.3f}, offsite hosts {mass['offsite']:.3f}. "
+            f"rankcrawl's own counts: {seen}. "
             f"Redis used_memory − empty server: {red['used_memory_delta'] / 2**20:.1f} MiB = "
             f"**{red['bytes_per_edge']:,.0f} B per stored edge**; largest key families: {top}.")
 
