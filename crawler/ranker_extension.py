@@ -3,10 +3,12 @@
 On ``spider_opened`` a thread runs ``RankerService.run`` (warm-started, partitioned PageRank,
 SPEC §4) with RANKCRAWL_ALPHA / _TOL / _PARTITIONS; with RANKCRAWL_BIAS_TO_SEEDS the teleport
 vector is the spider's seeds (topic-specific PageRank, Kohlschütter §3.1 Eq. 3.4). Redis faults
-restart the service after a pause. On ``spider_closed`` it waits for the edge sink's flush, stops
-and solves once more, so the published epoch covers the whole crawl. Turn it off
-(RANKCRAWL_RANKER = False) when a separate ``rankcrawl ranker`` process serves several crawler
-processes.
+restart the service after a pause. Only one ranker publishes at a time (a lease in Redis): when
+several crawl processes share a Redis, the in-crawl ranker of each skips an epoch while another
+holds the lease. On ``spider_closed`` it waits for the edge sink's flush, stops and solves once
+more (waiting up to FINAL_LEASE_WAIT for the lease), so the published epoch covers the whole
+crawl. Turn it off (RANKCRAWL_RANKER = False) when a separate ``rankcrawl ranker`` process serves
+several crawler processes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 RESTART_PAUSE = 1.0
 JOIN_TIMEOUT = 30.0
+FINAL_LEASE_WAIT = 60.0
 
 
 class RankerExtension:
@@ -42,6 +45,7 @@ class RankerExtension:
         self.thread: threading.Thread | None = None
         self.teleport: list[str] = []
         self.epochs = 0
+        self.service: RankerService | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> RankerExtension:
@@ -56,8 +60,12 @@ class RankerExtension:
         return ext
 
     def _service(self) -> RankerService:
-        return RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol, partitions=self.partitions,
-                             teleport_urls=self.teleport or None, prefix=self.prefix)
+        """The warm service (graph in memory), created on first use and after a Redis fault."""
+        if self.service is None:
+            self.service = RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol,
+                                         partitions=self.partitions, teleport_urls=self.teleport or None,
+                                         prefix=self.prefix)
+        return self.service
 
     def spider_opened(self, spider: Any) -> None:
         if self.bias:
@@ -71,6 +79,7 @@ class RankerExtension:
                 self._service().run(self.stop, poll_interval=0.5)
             except (redis.RedisError, RedisUnavailable, OSError, ValueError) as exc:
                 logger.warning("rankcrawl: ranker paused: %s", exc)
+                self.service = None
                 self.stop.wait(RESTART_PAUSE)
 
     def _final_solve(self) -> None:
@@ -78,7 +87,14 @@ class RankerExtension:
         if self.thread is not None:
             self.thread.join(JOIN_TIMEOUT)
         try:
-            report = self._service().solve_once()
+            if self.thread is not None and self.thread.is_alive():
+                self.service = None  # still busy after JOIN_TIMEOUT: never share its state
+            service = self._service()
+            service.lease_wait = FINAL_LEASE_WAIT
+            report = service.solve_once(final=True)
+            if report is None:
+                logger.warning("rankcrawl: no final epoch (empty graph, or another ranker held the lease %g s)",
+                               FINAL_LEASE_WAIT)
             if report is not None:
                 self.crawler.stats.set_value("rankcrawl/ranker/epoch", report.epoch)
         except (redis.RedisError, RedisUnavailable, OSError, ValueError) as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import redis
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
@@ -19,7 +18,7 @@ from rankcrawl.crawler.spider import FocusedSpider, check_seeds
 from rankcrawl.settings.addon import check_extras
 from rankcrawl.settings.addon import redis_url as crawl_redis_url
 from rankcrawl.settings.config import RankcrawlConfig
-from rankcrawl.settings.connection import RedisUnavailable, connect
+from rankcrawl.settings.connection import connect, probe_writable
 
 BASE = {
     "ADDONS": {"rankcrawl.settings.Addon": 0},
@@ -27,7 +26,6 @@ BASE = {
     "REMOTE_CONTROL_ENABLED": False,
     "LOG_LEVEL": "INFO",
 }
-PROBE_TTL_MS = 10_000
 
 
 def build_settings(seeds: Sequence[str], max_pages: int | None = None,
@@ -51,16 +49,6 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
     return settings
 
 
-def check_writable(client: redis.Redis, prefix: str) -> None:
-    """``RedisUnavailable`` when the server refuses writes (read-only replica, full, no permission)."""
-    key = f"{prefix}{{g}}:probe"
-    try:
-        client.set(key, b"1", px=PROBE_TTL_MS)
-        client.delete(key)
-    except redis.ResponseError as exc:
-        raise RedisUnavailable(f"Redis refuses writes: {exc}") from None
-
-
 def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
               overrides: Mapping[str, Any] | None = None, redis_url: str | None = None) -> dict[str, Any]:
     """Crawl from ``seeds`` until the frontier or the page budget is exhausted; the final stats."""
@@ -69,7 +57,7 @@ def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
     if config.enabled:
         client = connect(config.redis_url)  # RedisUnavailable: one clear error before crawling
         try:
-            check_writable(client, config.key_prefix)
+            probe_writable(client, config.key_prefix)
         finally:
             client.close()
     process = CrawlerProcess(settings, install_root_handler=True)

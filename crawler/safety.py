@@ -20,8 +20,9 @@ import ipaddress
 import socket
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from ipaddress import IPv4Address, IPv6Address
-from typing import Any, Callable
+from typing import Any
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -73,7 +74,7 @@ def is_public(address: str) -> bool:
 def resolve(host: str) -> list[str]:
     """Every address ``host`` resolves to (blocking; run it in a thread)."""
     infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 def literal_addresses(host: str) -> list[str] | None:
@@ -96,7 +97,7 @@ class SafetyMiddleware:
         self._verdicts: OrderedDict[str, tuple[bool, float]] = OrderedDict()
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "SafetyMiddleware":
+    def from_crawler(cls, crawler: Any) -> SafetyMiddleware:
         config = RankcrawlConfig.of(crawler)
         if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")

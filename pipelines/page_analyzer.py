@@ -19,11 +19,11 @@ from typing import Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.classifiers import CLASSIFIERS, FILTERS, get_classifier
 from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.classifiers import FILTERS
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import connect
 from rankcrawl.settings.defaults import DEFAULTS
@@ -106,14 +106,10 @@ def follow_of(doc: Document, counted: list[Link], template: frozenset[int] = fro
 def check_classifier(spec: str) -> None:
     """ValueError naming the allowed values unless ``spec`` is a classifier, optionally ``+filter``
     (RANKCRAWL_CLASSIFIER)."""
-    name, _, filt = spec.partition("+")
     try:
-        get_classifier(name)
-        known = not filt or filt in FILTERS
+        preset(spec)
     except ValueError:
-        known = False
-    if not known:
-        raise ValueError(f"one of {', '.join(sorted(CLASSIFIERS))}, optionally +{' or +'.join(FILTERS)}")
+        raise ValueError(f"one of {', '.join(sorted(PRESETS))}, optionally +{' or +'.join(FILTERS)}") from None
 
 
 class PageAnalyzer:
@@ -160,7 +156,8 @@ class PageAnalyzer:
         budgeted = analyze_within(body, url=url, encoding=encoding, timeout=self.timeout, max_bytes=self.max_bytes, **opts)
         doc = budgeted.doc
         if doc is None:
-            raise NotAnalysed("analysis_timeout", f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
+            raise NotAnalysed("analysis_timeout",
+                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
         template_links = template_blocks = 0
         template: frozenset[int] = frozenset()
         duplicate = False

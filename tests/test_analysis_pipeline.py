@@ -10,9 +10,8 @@ from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline
-from rankcrawl.pipelines.page_analyzer import NotAnalysed, edges_of, is_html
 from rankcrawl.pipelines.document import Link
-from rankcrawl.pipelines.page_analyzer import edges_of, is_html
+from rankcrawl.pipelines.page_analyzer import NotAnalysed, edges_of, is_html
 from rankcrawl.ranker.store.graphstore import GraphStore
 
 WORDS = ("harbour report journey spice traders sea market lantern river bridge festival kitchen orchard "

@@ -35,7 +35,8 @@ FAST = {
     "LOG_LEVEL": "WARNING",
 }
 CRAWL_TIMEOUT = 90
-OUTAGE = 12.0  # seconds: longer than the connection retry policy (6 retries, ≤ ~5 s of backoff), so the edge buffer acts
+OUTAGE = 14.0  # seconds: longer than the graph store's retries (~4 s) around the client's (retry_policy, <= 1.4 s
+               # per call, 6 calls: <= 12.2 s), so the pipeline's buffer acts
 PACKAGE_ROOT = Path(rankcrawl.crawler.__file__).resolve().parents[1]
 OWN_FRAMES = tuple(f'File "{PACKAGE_ROOT / package}/' for package in ("crawler", "pipelines", "ranker", "settings"))
 

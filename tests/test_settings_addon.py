@@ -163,5 +163,5 @@ def test_distributed_frontier_is_json_with_the_retry_policy(redis_url: str) -> N
     assert cs.get("SCHEDULER_QUEUE_CLASS") == "rankcrawl.crawler.frontier.SafePriorityQueue"
     client = get_redis_from_settings(cs)
     retry = client.get_retry()
-    assert retry.get_retries() == 6 and client.ping()
+    assert retry.get_retries() == 3 and client.ping()
     client.close()
