@@ -57,6 +57,7 @@ import math
 import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -196,6 +197,13 @@ def ratio(speed: dict, key: str) -> float:
     return speed["rankcrawl"][key] / speed["plain"][key] if "plain" in speed else math.nan
 
 
+def git_commit() -> str:
+    """The checked-out commit (with ``+dirty`` when files differ), or '' outside git."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, cwd=ROOT)
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") if head.returncode == 0 else ""
+
+
 def command_line(args: argparse.Namespace) -> str:
     parts = ["python bench/realcrawl.py"]
     if len(args.sites) != len(SITES):
@@ -274,7 +282,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
                     "pages_per_cpu_s": len(fetched[name]) / r.cpu if r.cpu > 0 else math.nan}
              for name, r in runs.items()}
     return {
-        "command": command_line(args), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
+        "command": command_line(args), "commit": git_commit(), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
         "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, unknowable),
         "generators": {s.name: {"generator": s.generator, "package": s.package, "base": s.base} for s in args.sites},
         "speed": speed,
@@ -356,7 +364,8 @@ def report(fig: dict) -> None:
     print(body)
     write_section("realcrawl", (
         "## Real sites: rankcrawl crawl vs the generators' own content markup\n\n"
-        f"Command: `{fig['command']}` (bench/realcrawl.py docstring: rules and definitions). Both crawls through "
+        f"Command: `{fig['command']}` at commit {fig.get('commit') or '?'} (bench/realcrawl.py docstring: rules "
+        "and definitions). Both crawls through "
         "the loopback proxy, same seeds; politeness for both: "
         + ", ".join(f"{k}={v}" for k, v in fig["settings"].items()) + ". "
         "P/R/F1 = stored content edges vs gold over the pages rankcrawl fetched (micro); "
