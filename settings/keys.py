@@ -10,10 +10,11 @@ rewrites the table of docs/REDIS_KEYS.md from them.
 from __future__ import annotations
 
 import inspect
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from rankcrawl.settings.generated_docs import replace_between
 
 DEFAULT_PREFIX = "rc:"
 
@@ -174,14 +175,5 @@ def markdown(prefix: str = DEFAULT_PREFIX) -> str:
     return "\n".join(rows)
 
 
-def rewrite(path: Path) -> None:
-    """Replace the generated table between the markers of ``path``."""
-    text = path.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(TABLE_START) + ".*?" + re.escape(TABLE_END), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{path}: no {TABLE_START} marker")
-    path.write_text(pattern.sub(lambda _: f"{TABLE_START}\n{markdown()}\n{TABLE_END}", text), encoding="utf-8")
-
-
 if __name__ == "__main__":
-    rewrite(Path(sys.argv[1]))
+    replace_between(Path(sys.argv[1]), TABLE_START, TABLE_END, markdown())
