@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import redis
 
 from rankcrawl.pipelines.shingles import minhash, shingle_hashes, tokens
+from rankcrawl.settings.keys import Keys
 
 N_FINGERPRINTS, WINDOW, SHARE = 8, 6, 0.5
 MIN_TOKENS = 20
@@ -49,7 +50,7 @@ class NearDupIndex:
     """Crawl-wide (position, fingerprint) → canonical URL index in Redis."""
 
     def __init__(self, client: redis.Redis, prefix: str = "rc:") -> None:
-        self.r, self.key = client, f"{prefix}nd:{{nd}}:fp"
+        self.r, self.key = client, Keys(prefix).neardup
 
     def canonical(self, url: str, fps: Sequence[int]) -> str | None:
         """The canonical page ``url`` near-duplicates, or None after registering ``url`` as one."""

@@ -33,7 +33,7 @@ from typing import Any
 
 import redis
 
-DF_KEY, DF_N = "lex:{df}:df", "lex:{df}:n"
+from rankcrawl.settings.keys import Keys
 
 # HINCRBY KEYS[ARGV[i]] ARGV[i+1] ARGV[i+2] for each triple: one command carries a page's
 # whole counter difference (hundreds of fields) instead of one command per field.
@@ -79,12 +79,12 @@ class SiteStats:
     """Atomic, idempotent per-host counters and page records."""
 
     def __init__(self, client: redis.Redis, prefix: str = "rc:", max_pages: int = 1000) -> None:
-        self.r, self.prefix, self.max_pages = client, prefix, max_pages
+        self.r, self.keys, self.max_pages = client, Keys(prefix), max_pages
         self.apply_deltas = client.register_script(APPLY_DELTAS)
         self.retag_script = client.register_script(RETAG)
 
     def key(self, host: str, name: str) -> str:
-        return f"{self.prefix}site:{{{host}}}:{name}"
+        return self.keys.site(host, name)
 
     def record(self, host: str, url: str) -> dict[str, Any] | None:
         raw = self.r.hget(self.key(host, "pg"), url)
@@ -161,17 +161,17 @@ class SiteStats:
         args = [a for t in new - old for a in (1, t, 1)] + [a for t in old - new for a in (1, t, -1)]
         with self.r.pipeline() as pipe:
             if args:
-                self.apply_deltas(keys=[self.prefix + DF_KEY], args=args, client=pipe)
+                self.apply_deltas(keys=[self.keys.df], args=args, client=pipe)
             if first_time:
-                pipe.incr(self.prefix + DF_N)
+                pipe.incr(self.keys.df_pages)
             pipe.execute()
 
     def df(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Document frequencies of ``terms`` and the number of pages counted."""
         if not terms:
-            return {}, int(self.r.get(self.prefix + DF_N) or 0)
+            return {}, int(self.r.get(self.keys.df_pages) or 0)
         with self.r.pipeline(transaction=False) as pipe:
-            pipe.hmget(self.prefix + DF_KEY, terms)
-            pipe.get(self.prefix + DF_N)
+            pipe.hmget(self.keys.df, terms)
+            pipe.get(self.keys.df_pages)
             vals, n = pipe.execute()
         return {t: int(v) for t, v in zip(terms, vals) if v is not None and int(v) > 0}, int(n or 0)
