@@ -16,10 +16,9 @@ analysed (Scrapy reports the spider error).
 RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
 crawl closes with reason ``page_budget`` and no more links are followed (pages in flight finish).
 
-Graph conventions (issue 10): every URL of a response's redirect chain (``redirect_urls``) is
-stored as an alias of the URL that answered, so links to it count for the target; a response
->= 400 (through an errback, ``handle_httpstatus_*`` or HttpErrorMiddleware's HttpError) is stored
-as gone, so the URL gets no rank.
+Graph conventions (issue 10): a response >= 400 (through an errback, ``handle_httpstatus_*`` or
+HttpErrorMiddleware's HttpError) is stored as gone, so the URL gets no rank (redirects become
+aliases in ``crawler/redirects.py``).
 
 Stats: ``page_analyzer.record_stats``'s, ``rankcrawl/dropped/{non_html,http_error}``,
 ``rankcrawl/follow/requests``, ``rankcrawl/follow/content`` (of them, links that are edges).
@@ -112,11 +111,7 @@ class FollowMiddleware:
             deferred_from_coro(self._store_fetch(response))
 
     async def _store_fetch(self, response: Response) -> None:
-        """The graph conventions of a fetch: every URL of its redirect chain becomes an alias of the
-        URL that answered, and an answer >= 400 makes that URL gone (no edges, no rank)."""
-        sources = [u for u in response.meta.get("redirect_urls", ()) if u != response.url]
-        if sources:
-            await self.sink.put_redirects(sources, response.url)
+        """An answer >= 400 makes the URL gone: no edges, no rank (redirects: ``crawler/redirects.py``)."""
         if response.status >= GONE_STATUS:
             await self.sink.put_gone(response.url, self._meta(response))
 

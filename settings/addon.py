@@ -28,7 +28,9 @@ SPIDER_MODULE = "rankcrawl.crawler.spider"
 PIPELINES = {"rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300}
 SPIDER_MIDDLEWARES = {"rankcrawl.crawler.follow.FollowMiddleware": 950}  # below the spider, above Depth (900),
                                                                           # UrlLength (800) and Referer (700)
-DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40}
+DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40,  # redirects: see crawler/redirects.py
+                          "rankcrawl.crawler.redirects.RedirectAliasMiddleware": 650,
+                          "rankcrawl.crawler.redirects.MetaRefreshAliasMiddleware": 585}
 EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500}
 USER_AGENT = "rankcrawl/0.1 (focused crawler; Scrapy)"
 CRAWLING = {  # politeness; FIFO among equal priorities (breadth-first)
