@@ -57,3 +57,6 @@ class AnalysisPipeline:
         a["repush"] = result.repush
         record_stats(self.stats, result)
         return item
+
+    async def close_spider(self) -> None:
+        await self.analyzer.close(self.stats)

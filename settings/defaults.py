@@ -38,6 +38,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_FLUSH_TIMEOUT", 60.0, "Seconds the edge pipeline waits at close for buffered edges to reach Redis."),
     Setting("RANKCRAWL_DISTRIBUTED", False, "Share the frontier and dupefilter through Redis (scrapy-redis) across processes."),
     Setting("RANKCRAWL_IDLE_TIMEOUT", 5.0, "Distributed mode: seconds an idle process waits for shared work before closing."),
+    # -- analysis execution and graph conventions (pipelines/page_analyzer.py) --
+    Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes; None = one per CPU core, 0 = analyse in a reactor thread."),
+    Setting("RANKCRAWL_SUM_REPEATED_LINKS", False, "Repeated links from a page to one target add up their weights (default: one edge, counted once)."),
 )
 
 DEFAULTS: dict[str, Any] = {s.name: s.default for s in SETTINGS}

@@ -74,3 +74,37 @@ class Keys:
     def rank(self, hid: int, epoch: int) -> str:
         """string: packed float64 rank per LocalID of host ``hid`` in ``epoch``."""
         return f"{self.prefix}{{h{hid}}}:rank:{epoch}"
+
+    # -- site-level state (pipelines/sitestate.py) ------------------------------------------
+    # Per host under the hash tag {<host key>} (``scheme://host[:port]``), so one Lua call
+    # touches one slot; crawl-wide site keys share {g}. Flat per host: see sitestate.py.
+    def site_meta(self, host: str) -> str:
+        """hash: ``n`` (pages counted, decayed) and ``gen`` (current Bloom generation) of a host."""
+        return f"{self.prefix}site:{{{host}}}:m"
+
+    def site_sketch(self, host: str) -> str:
+        """string: count-min sketch (uint16 cells) of a host's pagelet/fingerprint/label/term keys."""
+        return f"{self.prefix}site:{{{host}}}:cm"
+
+    def site_seen(self, host: str, generation: int) -> str:
+        """string: Bloom filter of the page keys counted in one generation (0 or 1)."""
+        return f"{self.prefix}site:{{{host}}}:seen{generation}"
+
+    def site_classes(self, host: str) -> str:
+        """string: count-min sketch of block-class counts n_C and n_{t,C} (``block`` weighting)."""
+        return f"{self.prefix}site:{{{host}}}:cls"
+
+    @property
+    def site_neardup(self) -> str:
+        """hash: near-duplicate band key (8 bytes) → the canonical page's key (8 bytes)."""
+        return f"{self.prefix}site:{{g}}:nd"
+
+    @property
+    def site_df(self) -> str:
+        """hash: term → pages containing it, crawl-wide (``lexical`` weighting)."""
+        return f"{self.prefix}site:{{g}}:df"
+
+    @property
+    def site_df_n(self) -> str:
+        """string: pages counted in ``site_df``."""
+        return f"{self.prefix}site:{{g}}:dfn"

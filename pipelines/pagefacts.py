@@ -1,0 +1,164 @@
+"""``PageFacts``: the compact, picklable summary of one analysed page (SPEC §2.4–2.7).
+
+Per-page analysis (parse, blocks, classifier) runs in a worker process (``workers.py``); what it
+sends back is this summary, everything the reactor and the site-level step need and nothing more:
+the title, every link of the page once per occurrence (target, anchor, block, the per-page content
+decision, whether it sits in a link list and in the page's main region, the pagelet owning it),
+each block's content flag, fingerprint key and (capped) text, each pagelet's shingle and link-list
+label key, the near-duplicate signature of the main text, and — only for the weighting mode that
+uses them — block labels with sampled terms (``block``) or positional term vectors (``lexical``).
+
+Links to the page itself (``#fragment`` links included) are not part of it: they are never an
+edge and never worth a request (SPEC §2.7); ``self_links`` counts them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.fingerprints import fingerprint_keys
+from rankcrawl.pipelines.lexical import position_tfs
+from rankcrawl.pipelines.neardup import signature
+from rankcrawl.pipelines.pagelets import partition
+from rankcrawl.pipelines.shingles import token_hashes, tokens
+from rankcrawl.settings.urls import normalize_url
+
+LINK_LIST = 0.5
+"""A pagelet or block whose linked words are at least this share of its words is a link list."""
+FOLLOW_CONTEXT = 500
+"""Characters of a link's block text sent along (the crawler's topical priority reads them)."""
+MAIN_SHARE = 0.9
+"""The main region is the parent of the deepest element holding this share of the content words."""
+BLOCK_TERMS = 16
+"""Terms per block in ``block`` mode: the ones with the smallest hashes, a consistent sample."""
+STAND_IN_TERMS = 50
+
+
+@dataclass(frozen=True)
+class FactOptions:
+    """What to compute: site-level features at all, and for which weighting mode."""
+
+    site: bool = True
+    weighting: str = "uniform"
+    classifier: str | None = None
+    max_bytes: int = 2_000_000
+
+
+@dataclass
+class PageFacts:
+    """One page, as the site-level step and the crawler see it (lists aligned per link / block)."""
+
+    url: str
+    title: str
+    truncated: bool = False
+    self_links: int = 0
+    block_text: list[str] = field(default_factory=list)
+    block_content: list[bool] = field(default_factory=list)
+    block_fp: list[int] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    link_block: list[int] = field(default_factory=list)
+    link_content: list[bool] = field(default_factory=list)
+    link_dense: list[bool] = field(default_factory=list)
+    link_main: list[bool] = field(default_factory=list)
+    link_pagelet: list[int] = field(default_factory=list)
+    pagelet_shingle: list[int] = field(default_factory=list)
+    pagelet_list: list[int] = field(default_factory=list)
+    neardup: list[int] = field(default_factory=list)
+    block_label: list[int] = field(default_factory=list)
+    block_terms: list[list[int]] = field(default_factory=list)
+    stand_in_terms: list[list[str]] = field(default_factory=list)
+    lexical: dict[str, dict[str, int]] | None = None
+
+    @property
+    def content_blocks(self) -> int:
+        return sum(self.block_content)
+
+
+def label_key(label: str) -> int:
+    """63-bit key of a DOM label."""
+    return int.from_bytes(hashlib.blake2b(label.encode(), digest_size=8).digest(), "big") >> 1
+
+
+def main_prefix(paths: list[tuple[str, ...]], words: list[int]) -> tuple[str, ...] | None:
+    """DOM path of the main region: the parent of the deepest element holding MAIN_SHARE of the
+    content words (the parent, so that an index page whose only content is its heading still has
+    its list in the region), below ``<body>``.
+
+    ``paths``/``words`` are the content blocks' DOM paths and word counts; None when the region
+    would be the whole body (no main region to speak of).
+    """
+    total = sum(words)
+    if not total:
+        return None
+    prefix: tuple[str, ...] = ()
+    members = list(range(len(paths)))
+    while True:
+        depth = len(prefix)
+        groups: dict[str, list[int]] = {}
+        for i in members:
+            if len(paths[i]) > depth:
+                groups.setdefault(paths[i][depth], []).append(i)
+        if not groups:
+            break
+        label, best = max(groups.items(), key=lambda kv: sum(words[i] for i in kv[1]))
+        if sum(words[i] for i in best) < MAIN_SHARE * total:
+            break
+        prefix, members = (*prefix, label), best
+    return prefix[:-1] if len(prefix) >= 4 else None
+
+
+def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
+    """The summary of an analysed ``Document`` (``doc.url`` set)."""
+    page = normalize_url(doc.url) if doc.url else None
+    blocks = doc.blocks
+    facts = PageFacts(url=page or doc.url or "", title=doc.title or "", truncated=bool(doc.truncated))
+    facts.block_text = [b.text[:FOLLOW_CONTEXT] for b in blocks]
+    facts.block_content = [bool(b.is_content) for b in blocks]
+    links = [link for link in doc.all_links if link.url != page]
+    facts.self_links = len(doc.all_links) - len(links)
+    facts.links = [link.url for link in links]
+    facts.anchors = [link.text for link in links]
+    facts.link_block = [link.block for link in links]
+    facts.link_content = [bool(doc.is_content_link(link)) for link in links]
+    if not options.site:
+        return facts
+    content = [b for b in blocks if b.is_content]
+    main = main_prefix([b.path for b in content], [b.n_words for b in content])
+    pagelets = partition(doc.root) if doc.root is not None else []
+    owner = {a: i for i, p in enumerate(pagelets) for a in p.links}
+    facts.pagelet_shingle = [p.shingle for p in pagelets]
+    facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
+                          for p in pagelets]
+    facts.link_pagelet = [owner.get(link.element, -1) for link in links]
+    facts.link_dense = [
+        (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
+        for p, b in zip(facts.link_pagelet, facts.link_block)]
+    facts.link_main = [main is not None and b >= 0 and blocks[b].path[: len(main)] == main for b in facts.link_block]
+    facts.block_fp = fingerprint_keys([b.text for b in blocks])
+    facts.neardup = signature(doc.text)
+    if options.weighting == "block":
+        facts.block_label = [label_key("/".join(b.path)) for b in blocks]
+        facts.block_terms = [sampled_terms(b.text) for b in blocks]
+    elif options.weighting == "lexical":
+        facts.lexical = position_tfs(doc.title or "", doc.text)
+        facts.stand_in_terms = [list(dict.fromkeys(tokens(b.text)))[:STAND_IN_TERMS] for b in blocks]
+    return facts
+
+
+def sampled_terms(text: str) -> list[int]:
+    """Up to BLOCK_TERMS distinct term hashes of a block, the smallest ones (a consistent sample)."""
+    h = np.unique(token_hashes(text))
+    return [int(v >> np.uint64(1)) for v in h[:BLOCK_TERMS]]
+
+
+def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptions) -> PageFacts:
+    """Parse, classify and summarise one fetched page (the function worker processes run)."""
+    opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
+    doc = analyze(body, url=url, encoding=encoding, max_bytes=options.max_bytes, **opts)
+    return facts_of(doc, options)

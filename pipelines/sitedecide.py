@@ -1,0 +1,120 @@
+"""The site-level decision for one page, from its ``PageFacts`` and its host's evidence (SPEC §2.4–2.7).
+
+Keys: a page contributes the shingle (``sh``) of every pagelet that owns a link, the DOM label
+(``ll``) of every such pagelet that is a link list, and the fingerprint (``fp``) of every block
+with a link (all blocks when ``text`` is asked for: the block flags then also clean the main
+text). A key is template once the host is warm (n ≥ min_pages) and the key is on at least
+max(2, share·n) of its pages (Bar-Yossef's recurring pagelets, Kohlschütter's frequent
+fingerprints, Oliveira's recurring link-list class).
+
+Links: a link in a template pagelet, a recurring link-list class or a template block never counts
+(scopes ``content``/``non-template``). On a warm host the site evidence also decides for link
+lists inside the page's main region: a link list that is not a template of its host — a table of
+contents, an index, a listing — is content even when the per-page classifier (which sees one page
+and finds link-dense blocks boilerplate-like) said otherwise. A near-duplicate keeps no links.
+
+Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
+to one target make one edge, weighing the largest of their weights, or their sum with
+``sum_repeated``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.sitestate import typed_keys
+
+MAX_KEYS = 1024
+"""Keys counted per page at most (document order); later ones are judged by the page alone."""
+
+
+@dataclass
+class PageKeys:
+    """The typed sketch keys of one page, aligned with its pagelets and blocks (0 = no key)."""
+
+    sh: np.ndarray
+    ll: np.ndarray
+    fp: np.ndarray
+
+    def distinct(self) -> np.ndarray:
+        """The distinct keys to count, at most MAX_KEYS, in document order."""
+        allk = np.concatenate([self.sh, self.ll, self.fp])
+        allk = allk[allk != 0]
+        _, first = np.unique(allk, return_index=True)
+        return allk[np.sort(first)][:MAX_KEYS]
+
+
+def page_keys(f: PageFacts, text: bool = False) -> PageKeys:
+    """Typed keys of the page's link-owning pagelets, link lists and link (or all) blocks."""
+    owning = np.zeros(len(f.pagelet_shingle), dtype=bool)
+    with_links = np.zeros(len(f.block_fp), dtype=bool)
+    for p, b in zip(f.link_pagelet, f.link_block):
+        if p >= 0:
+            owning[p] = True
+        if b >= 0:
+            with_links[b] = True
+    sh = np.where(owning, typed_keys("sh", f.pagelet_shingle), 0).astype(np.uint64)
+    ll = np.where(owning & (np.asarray(f.pagelet_list, dtype=np.uint64) != 0),
+                  typed_keys("ll", f.pagelet_list), 0).astype(np.uint64)
+    fps = np.asarray(f.block_fp, dtype=np.uint64)
+    fp = np.where((with_links | text) & (fps != 0), typed_keys("fp", f.block_fp), 0).astype(np.uint64)
+    return PageKeys(sh, ll, fp)
+
+
+@dataclass
+class Decision:
+    """The decision for one page: ``link_weights`` aligned with ``PageFacts.links`` (0 = no edge),
+    ``template_links``/``template_blocks`` indices, ``edges`` one per target; ``fallback``: made
+    without the host's state (Redis away), to be revisited."""
+
+    url: str
+    warm: bool
+    edges: list[tuple[str, float]]
+    link_weights: list[float] = field(default_factory=list)
+    template_links: list[int] = field(default_factory=list)
+    template_blocks: list[int] = field(default_factory=list)
+    duplicate: bool = False
+    fallback: bool = False
+
+
+def candidates(f: PageFacts, scope: str) -> list[bool]:
+    """Links that may count under ``scope`` for some host evidence (the ones worth a weight)."""
+    if scope != "content":
+        return [True] * len(f.links)
+    return [c or (m and d) for c, m, d in zip(f.link_content, f.link_main, f.link_dense)]
+
+
+def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:
+    """One edge per target with a positive weight, in first-seen order: the largest weight of its
+    links, or their sum with ``sum_repeated``."""
+    edges: dict[str, float] = {}
+    for t, w in zip(targets, weights):
+        if w > 0:
+            edges[t] = edges.get(t, 0.0) + w if sum_repeated else max(edges.get(t, 0.0), w)
+    return list(edges.items())
+
+
+def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
+           weights: list[float | None], scope: str = "content", sum_repeated: bool = False) -> Decision:
+    """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``)."""
+    def template(k: np.uint64) -> bool:
+        return bool(k) and warm and is_template(int(k))
+
+    t_blocks = [template(k) for k in keys.fp]
+    t_pagelets = [template(s) or template(lk) for s, lk in zip(keys.sh, keys.ll)]
+    link_weights: list[float] = []
+    template_links: list[int] = []
+    for j, (p, b) in enumerate(zip(f.link_pagelet or [-1] * len(f.links), f.link_block)):
+        in_template = (p >= 0 and t_pagelets[p]) or (b >= 0 and b < len(t_blocks) and t_blocks[b])
+        if in_template:
+            template_links.append(j)
+        content = f.link_content[j] or (warm and bool(f.link_main) and f.link_main[j] and f.link_dense[j])
+        counted = not duplicate and (scope == "all" or (not in_template and (scope == "non-template" or content)))
+        w = weights[j] if counted else None
+        link_weights.append(w if w is not None else 0.0)
+    return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights, template_links,
+                    [i for i, t in enumerate(t_blocks) if t], duplicate)
