@@ -3,7 +3,8 @@
 Per-page analysis (parse, blocks, classifier) runs in a worker process (``workers.py``); what it
 sends back is this summary, everything the reactor and the site-level step need and nothing more:
 the title, every link of the page once per occurrence (target, anchor, block, the per-page content
-decision, whether it sits in a link list and in the page's main region, the pagelet owning it),
+decision, whether it sits in a link list, which candidate main regions hold it, the pagelet owning
+it), the candidate main regions' DOM-label keys and depths,
 each block's content flag, fingerprint key and (capped) text, each pagelet's shingle and link-list
 label key, the near-duplicate signature of the main text, and — only for the weighting mode that
 uses them — block labels with sampled terms (``block``) or positional term vectors (``lexical``).
@@ -15,6 +16,7 @@ edge and never worth a request (SPEC §2.7); ``self_links`` counts them.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +35,12 @@ LINK_LIST = 0.5
 FOLLOW_CONTEXT = 500
 """Characters of a link's block text sent along (the crawler's topical priority reads them)."""
 MAIN_SHARE = 0.9
-"""The main region is the parent of the deepest element holding this share of the content words."""
+"""A page's own main region is (the parent of) the deepest element holding this share of its content words."""
+INDEX = re.compile(r"\[\d+\]")
+SHALLOW = (3, 4, 5)
+"""Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
+region, so the host's usual region is found even where the page's classifier went astray."""
+MAX_REGIONS = 48
 BLOCK_TERMS = 16
 """Terms per block in ``block`` mode: the ones with the smallest hashes, a consistent sample."""
 STAND_IN_TERMS = 50
@@ -65,11 +72,14 @@ class PageFacts:
     link_block: list[int] = field(default_factory=list)
     link_content: list[bool] = field(default_factory=list)
     link_dense: list[bool] = field(default_factory=list)
-    link_main: list[bool] = field(default_factory=list)
+    link_regions: list[int] = field(default_factory=list)
     link_pagelet: list[int] = field(default_factory=list)
     pagelet_shingle: list[int] = field(default_factory=list)
     pagelet_list: list[int] = field(default_factory=list)
     neardup: list[int] = field(default_factory=list)
+    region_keys: list[int] = field(default_factory=list)
+    region_depth: list[int] = field(default_factory=list)
+    region_own: int = 0
     block_label: list[int] = field(default_factory=list)
     block_terms: list[list[int]] = field(default_factory=list)
     stand_in_terms: list[list[str]] = field(default_factory=list)
@@ -85,20 +95,23 @@ def label_key(label: str) -> int:
     return int.from_bytes(hashlib.blake2b(label.encode(), digest_size=8).digest(), "big") >> 1
 
 
-def main_prefix(paths: list[tuple[str, ...]], words: list[int]) -> tuple[str, ...] | None:
-    """DOM path of the main region: the parent of the deepest element holding MAIN_SHARE of the
-    content words (the parent, so that an index page whose only content is its heading still has
-    its list in the region), below ``<body>``.
+def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[tuple[str, ...]], int]:
+    """Candidate main regions of a page and its own choice, from its content blocks' DOM paths
+    and word counts.
 
-    ``paths``/``words`` are the content blocks' DOM paths and word counts; None when the region
-    would be the whole body (no main region to speak of).
+    The chain descends from ``<body>`` into the child holding most content words while it holds at
+    least half of them; its elements below ``<body>`` are the candidates (shallow first). The page's
+    own main region is the parent of the deepest element holding MAIN_SHARE of the content words
+    (the parent, so that an index page whose only content is its heading still has its list in
+    it) — that element itself when its parent is ``<body>``. Returns (chain, 1-based index of the
+    own region in it, 0 = none).
     """
     total = sum(words)
-    if not total:
-        return None
+    chain: list[tuple[str, ...]] = []
+    deepest = 0
     prefix: tuple[str, ...] = ()
     members = list(range(len(paths)))
-    while True:
+    while total:
         depth = len(prefix)
         groups: dict[str, list[int]] = {}
         for i in members:
@@ -107,10 +120,16 @@ def main_prefix(paths: list[tuple[str, ...]], words: list[int]) -> tuple[str, ..
         if not groups:
             break
         label, best = max(groups.items(), key=lambda kv: sum(words[i] for i in kv[1]))
-        if sum(words[i] for i in best) < MAIN_SHARE * total:
+        share = sum(words[i] for i in best) / total
+        if share < 0.5:
             break
         prefix, members = (*prefix, label), best
-    return prefix[:-1] if len(prefix) >= 4 else None
+        if len(prefix) >= 3:
+            chain.append(prefix)
+            if share >= MAIN_SHARE:
+                deepest = len(chain)
+    own = deepest - 1 if deepest >= 2 else deepest
+    return chain, own
 
 
 def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
@@ -129,7 +148,11 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     if not options.site:
         return facts
     content = [b for b in blocks if b.is_content]
-    main = main_prefix([b.path for b in content], [b.n_words for b in content])
+    chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content])
+    regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
+    regions = regions[:MAX_REGIONS]
+    facts.region_keys = [label_key("R:" + INDEX.sub("", "/".join(p))) for p in regions]
+    facts.region_depth = [len(p) for p in regions]
     pagelets = partition(doc.root) if doc.root is not None else []
     owner = {a: i for i, p in enumerate(pagelets) for a in p.links}
     facts.pagelet_shingle = [p.shingle for p in pagelets]
@@ -139,7 +162,8 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.link_dense = [
         (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
         for p, b in zip(facts.link_pagelet, facts.link_block)]
-    facts.link_main = [main is not None and b >= 0 and blocks[b].path[: len(main)] == main for b in facts.link_block]
+    facts.link_regions = [sum(1 << i for i, p in enumerate(regions) if b >= 0 and blocks[b].path[: len(p)] == p)
+                          for b in facts.link_block]
     facts.block_fp = fingerprint_keys([b.text for b in blocks])
     facts.neardup = signature(doc.text)
     if options.weighting == "block":

@@ -10,7 +10,8 @@ collides with the list itself, as a single min-hash does with probability |list|
 All of a page's shingles come from one compiled call (``shingles.segment_shingles``).
 
 Each pagelet also carries its DOM label (Oliveira's block class, without sibling numbers so
-that a list keeps its label when the page around it grows) and its link density, so that a
+that a list keeps its label when the page around it grows, and without state classes such as
+``current`` that mark the page's own entry in a navigation tree) and its link density, so that a
 site-level step can tell a recurring link list (navigation, "related" boxes: template even when
 the listed links change from page to page) from a recurring prose region (the article body).
 """
@@ -27,6 +28,9 @@ from rankcrawl.pipelines.shingles import segment_shingles
 K = 3
 SKETCH = 4
 DIGITS = re.compile(r"\d+")
+WORDS = re.compile(r"\w+")
+STATE_CLASSES = frozenset({"current", "active", "selected"})
+"""Classes that mark the state of a navigation item (the page being shown), not its structure."""
 SKIP = ("script", "style", "noscript", "template", "svg", "head", "title", "meta", "link")
 
 
@@ -50,7 +54,7 @@ class Pagelet:
 
 
 def _token(node: etree._Element) -> str:
-    token = str(node.tag) + "".join(f".{c}" for c in (node.get("class") or "").split())
+    token = str(node.tag) + "".join(f".{c}" for c in (node.get("class") or "").split() if c not in STATE_CLASSES)
     if node.get("id"):
         token += "#" + node.get("id", "").strip()
     return DIGITS.sub("N", token)
@@ -127,8 +131,8 @@ def partition(root: etree._Element, k: int = K, w: int = 4) -> list[Pagelet]:
     for el, text, content, anchors, shingle in zip(found, texts, contents, links, shingles):
         if not content.strip():
             continue
-        n_words = len(text.split())
-        linked = sum(len(element_text(a).split()) for a in anchors)
+        n_words = len(WORDS.findall(text))
+        linked = sum(len(WORDS.findall(element_text(a))) for a in anchors)
         density = min(1.0, linked / n_words) if n_words else (1.0 if anchors else 0.0)
         pagelets.append(Pagelet(el, int(shingle), text, anchors, density, labels))
     return pagelets

@@ -32,6 +32,8 @@ class Remembered:
     edges: list[tuple[str, float]]
     duplicate: bool
     cold: bool
+    region: int = 0
+    regions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     vector: dict[str, dict[str, int]] | None = None
     pending: set[str] = field(default_factory=set)
 
@@ -39,8 +41,8 @@ class Remembered:
 def lean(f: PageFacts) -> PageFacts:
     """``f`` without the texts a re-decision does not read."""
     return PageFacts(url=f.url, title="", links=f.links, link_block=f.link_block, link_content=f.link_content,
-                     link_dense=f.link_dense, link_main=f.link_main, link_pagelet=f.link_pagelet,
-                     lexical=f.lexical)
+                     link_dense=f.link_dense, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
+                     region_depth=f.region_depth, region_own=f.region_own, lexical=f.lexical)
 
 
 class RecentPages:
@@ -73,10 +75,12 @@ class RecentPages:
             self._drop(next(iter(self.pages)))
 
     def cold_keys(self, host: str, exclude: np.ndarray) -> np.ndarray:
-        """Keys of this host's pages decided cold, not in ``exclude`` (asked for with the next page)."""
+        """Keys and region keys of this host's pages decided cold, not in ``exclude`` (asked for with
+        the next page, so that they can be re-decided as soon as the host is warm)."""
         if host in self.warm:
             return np.zeros(0, dtype=np.uint64)
-        ks = {k for p in self.pages.values() if p.host == host and p.cold for k in self._keys(p)}
+        cold = [p for p in self.pages.values() if p.host == host and p.cold]
+        ks = {k for p in cold for k in self._keys(p)} | {int(k) for p in cold for k in p.regions}
         ks -= set(int(k) for k in exclude)
         return np.array(sorted(ks), dtype=np.uint64)
 

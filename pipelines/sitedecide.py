@@ -11,7 +11,12 @@ Links: a link in a template pagelet, a recurring link-list class or a template b
 (scopes ``content``/``non-template``). On a warm host the site evidence also decides for link
 lists inside the page's main region: a link list that is not a template of its host — a table of
 contents, an index, a listing — is content even when the per-page classifier (which sees one page
-and finds link-dense blocks boilerplate-like) said otherwise. A near-duplicate keeps no links.
+and finds link-dense blocks boilerplate-like) said otherwise. The main region is the host's: of
+the page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that
+is the main region of
+≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose classifier counted a sidebar
+heading as content does not pull its sidebar into the region; the page's own choice otherwise.
+A near-duplicate keeps no links.
 
 Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
 to one target make one edge, weighing the largest of their weights, or their sum with
@@ -28,6 +33,7 @@ import numpy as np
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitestate import typed_keys
 
+REGION_SHARE = 0.3
 MAX_KEYS = 1024
 """Keys counted per page at most (document order); later ones are judged by the page alone."""
 
@@ -85,7 +91,15 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
     """Links that may count under ``scope`` for some host evidence (the ones worth a weight)."""
     if scope != "content":
         return [True] * len(f.links)
-    return [c or (m and d) for c, m, d in zip(f.link_content, f.link_main, f.link_dense)]
+    return [c or (m > 0 and d) for c, m, d in zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_dense)]
+
+
+def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
+    """The page's main region (1-based index into ``f.region_keys``, 0 = none): the deepest candidate
+    that is the main region of at least ``floor`` of the host's pages (``counts``) on a warm host,
+    else the page's own."""
+    confirmed = [(f.region_depth[i], c, i + 1) for i, c in enumerate(counts) if warm and c >= floor]
+    return max(confirmed)[2] if confirmed else f.region_own
 
 
 def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:
@@ -99,8 +113,10 @@ def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = Fal
 
 
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
-           weights: list[float | None], scope: str = "content", sum_repeated: bool = False) -> Decision:
-    """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``)."""
+           weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
+           region: int = 0) -> Decision:
+    """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
+    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host."""
     def template(k: np.uint64) -> bool:
         return bool(k) and warm and is_template(int(k))
 
@@ -112,7 +128,7 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         in_template = (p >= 0 and t_pagelets[p]) or (b >= 0 and b < len(t_blocks) and t_blocks[b])
         if in_template:
             template_links.append(j)
-        content = f.link_content[j] or (warm and bool(f.link_main) and f.link_main[j] and f.link_dense[j])
+        content = f.link_content[j] or (warm and region > 0 and f.link_regions[j] >> (region - 1) & 1 and f.link_dense[j])
         counted = not duplicate and (scope == "all" or (not in_template and (scope == "non-template" or content)))
         w = weights[j] if counted else None
         link_weights.append(w if w is not None else 0.0)

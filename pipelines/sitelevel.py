@@ -35,7 +35,7 @@ from redis.backoff import ExponentialBackoff
 from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, check, class_keys
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, label_key
 from rankcrawl.pipelines.pagering import RecentPages, Remembered
-from rankcrawl.pipelines.sitedecide import Decision, candidates, decide, page_keys
+from rankcrawl.pipelines.sitedecide import REGION_SHARE, Decision, candidates, decide, main_region, page_keys
 from rankcrawl.pipelines.sitestate import SiteState, typed_keys
 from rankcrawl.settings.urls import split_url
 
@@ -144,9 +144,10 @@ class SiteAnalyzer:
         warm = host in self.recent.warm
         weights: list[float | None] = [1.0] * len(f.links)
         d = decide(f, keys, lambda k: self.recent.is_template(host, k), warm, False, weights, self.scope,
-                   self.sum_repeated)
+                   self.sum_repeated, f.region_own)
         d.fallback = True
-        self.recent.add(Remembered(host, f, keys, weights, d.edges, False, not warm), {})
+        self.recent.add(Remembered(host, f, keys, weights, d.edges, False, not warm, f.region_own,
+                                   typed_keys("rg", f.region_keys)), {})
         if len(self.backlog) >= self.buffer:
             self.backlog.popleft()
             self.dropped += 1
@@ -168,9 +169,11 @@ class SiteAnalyzer:
             waiting = [p for p in self.recent.pages.values() if f.url in p.pending and p.vector]
             df_read = sorted(LexicalWeights.terms_of(f.lexical, *(q for q, _ in targets.values()),
                                                      *(p.vector for p in waiting)))
-        query = self.recent.cold_keys(host, counted)
+        regions = typed_keys("rg", f.region_keys)
+        vote = regions[f.region_own - 1 : f.region_own] if f.region_own else regions[:0]
+        cold = self.recent.cold_keys(host, counted)
         reply = self.state.update(
-            host, f.url, np.concatenate([counted, title_keys]), query,
+            host, f.url, np.concatenate([counted, vote, title_keys]), np.concatenate([regions, cold]),
             block_keys, amounts, f.neardup, sorted(LexicalWeights.terms_of(f.lexical)) if f.lexical else None,
             df_read)
         self.round_trips += 1
@@ -179,12 +182,15 @@ class SiteAnalyzer:
         floor = max(2.0, self.share * reply.n)
         page_counts = reply.counts[: len(counted)]
         statuses = {int(k): c >= floor for k, c in zip(counted, page_counts)}
-        statuses.update({int(k): c >= floor for k, c in zip(query, reply.query)})
+        cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
+        statuses.update({k: c >= floor for k, c in cold_counts.items()})
+        region_floor = max(2.0, REGION_SHARE * reply.n)
+        region = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm)
         duplicate = reply.canonical is not None
         vector = None
         if self.lexical and f.lexical:
-            site_name = {t for t, c in zip(title_terms, reply.counts[len(counted):]) if warm and c >= floor}
+            site_name = {t for t, c in zip(title_terms, reply.counts[len(counted) + len(vote):]) if warm and c >= floor}
             vector = LexicalWeights.title_filtered(f.lexical, site_name)
             weights = self.lexical.weights(vector, targets, len(f.links), reply.df, reply.df_n)
             self.lexical.keep(f.url, vector)
@@ -193,16 +199,18 @@ class SiteAnalyzer:
             weights = block_link_weights(f, counts, per_block, warm)
         else:
             weights = [1.0] * len(f.links)
-        d = decide(f, keys, lambda k: statuses.get(k, False), warm, duplicate, weights, self.scope, self.sum_repeated)
+        d = decide(f, keys, lambda k: statuses.get(k, False), warm, duplicate, weights, self.scope, self.sum_repeated,
+                   region)
         before = self.recent.get(f.url)
         if replay and before is not None and before.edges != d.edges:
             self._queue(f.url, d.edges)
         pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
-        self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, vector, pending), statuses)
+        self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
+                                   pending), statuses)
         for p in waiting:
             self._reweigh(p, f.url, vector, reply.df, reply.df_n)
         for url in sorted(dirty - {f.url}):
-            self._redecide(url)
+            self._redecide(url, cold_counts, region_floor)
         return d
 
     def _reweigh(self, p: Remembered, target: str, vector: Any, df: dict[str, int], n_docs: int) -> None:
@@ -216,13 +224,16 @@ class SiteAnalyzer:
         p.pending.discard(target)
         self._redecide(p.facts.url)
 
-    def _redecide(self, url: str) -> None:
+    def _redecide(self, url: str, counts: dict[int, int] | None = None, region_floor: float = 0.0) -> None:
+        """Decide a remembered page again; a page decided cold gets its main region from ``counts``."""
         p = self.recent.get(url)
         if p is None:
             return
         warm = p.host in self.recent.warm
+        if p.cold and warm and counts is not None:
+            p.region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
         d = decide(p.facts, p.keys, lambda k: self.recent.is_template(p.host, k), warm, p.duplicate, p.weights,
-                   self.scope, self.sum_repeated)
+                   self.scope, self.sum_repeated, p.region)
         p.cold = not warm
         if d.edges != p.edges:
             p.edges = d.edges

@@ -36,7 +36,7 @@ DEPTH, WIDTH = 3, 4096
 BLOCK_WIDTH = 8192
 DECAY_AT = 2000
 BLOOM_BITS, BLOOM_HASHES = 1 << 15, 4
-KIND_SEEDS = {"sh": 0x5348, "fp": 0x4650, "ll": 0x4C4C, "tt": 0x5454, "cls": 0x434C, "ct": 0x4354}
+KIND_SEEDS = {"sh": 0x5348, "fp": 0x4650, "ll": 0x4C4C, "tt": 0x5454, "cls": 0x434C, "ct": 0x4354, "rg": 0x5247}
 
 SCRIPT = """
 local sections = ARGV[1]
