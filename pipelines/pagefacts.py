@@ -48,10 +48,12 @@ STAND_IN_TERMS = 50
 
 @dataclass(frozen=True)
 class FactOptions:
-    """What to compute: site-level features at all, and for which weighting mode."""
+    """What to compute: site-level features at all, for which weighting mode, and fingerprints of
+    every block (``text``: the site step then also cleans the main text) or of link blocks only."""
 
     site: bool = True
     weighting: str = "uniform"
+    text: bool = False
     classifier: str | None = None
     max_bytes: int = 2_000_000
 
@@ -114,13 +116,16 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
     while total:
         depth = len(prefix)
         groups: dict[str, list[int]] = {}
+        sums: dict[str, int] = {}
         for i in members:
             if len(paths[i]) > depth:
-                groups.setdefault(paths[i][depth], []).append(i)
+                label = paths[i][depth]
+                groups.setdefault(label, []).append(i)
+                sums[label] = sums.get(label, 0) + words[i]
         if not groups:
             break
-        label, best = max(groups.items(), key=lambda kv: sum(words[i] for i in kv[1]))
-        share = sum(words[i] for i in best) / total
+        label = max(sums, key=sums.__getitem__)
+        best, share = groups[label], sums[label] / total
         if share < 0.5:
             break
         prefix, members = (*prefix, label), best
@@ -153,7 +158,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     regions = regions[:MAX_REGIONS]
     facts.region_keys = [label_key("R:" + INDEX.sub("", "/".join(p))) for p in regions]
     facts.region_depth = [len(p) for p in regions]
-    pagelets = partition(doc.root) if doc.root is not None else []
+    pagelets = partition(doc.root, linked_only=True) if doc.root is not None else []
     owner = {a: i for i, p in enumerate(pagelets) for a in p.links}
     facts.pagelet_shingle = [p.shingle for p in pagelets]
     facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
@@ -162,9 +167,16 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.link_dense = [
         (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
         for p, b in zip(facts.link_pagelet, facts.link_block)]
-    facts.link_regions = [sum(1 << i for i, p in enumerate(regions) if b >= 0 and blocks[b].path[: len(p)] == p)
-                          for b in facts.link_block]
-    facts.block_fp = fingerprint_keys([b.text for b in blocks])
+    masks: dict[int, int] = {}
+    for b in set(facts.link_block):
+        path = blocks[b].path if b >= 0 else ()
+        masks[b] = sum(1 << i for i, p in enumerate(regions) if path[: len(p)] == p)
+    facts.link_regions = [masks[b] for b in facts.link_block]
+    linked = set(facts.link_block) if not options.text else set(range(len(blocks)))
+    keyed = [i for i in range(len(blocks)) if i in linked]
+    facts.block_fp = [0] * len(blocks)
+    for i, key in zip(keyed, fingerprint_keys([blocks[i].text for i in keyed])):
+        facts.block_fp[i] = key
     facts.neardup = signature(doc.text)
     if options.weighting == "block":
         facts.block_label = [label_key("/".join(b.path)) for b in blocks]

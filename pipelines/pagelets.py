@@ -114,22 +114,23 @@ def pagelet_elements(root: etree._Element, k: int = K) -> list[etree._Element]:
     return found
 
 
-def partition(root: etree._Element, k: int = K, w: int = 4) -> list[Pagelet]:
-    """The pagelets of a page in document order. Strips invisible elements from ``root`` first."""
+def partition(root: etree._Element, k: int = K, w: int = 4, linked_only: bool = False) -> list[Pagelet]:
+    """The pagelets of a page in document order (only those owning a link with ``linked_only``).
+    Strips invisible elements from ``root`` first."""
     strip_invisible(root)
     found = pagelet_elements(root, k)
     texts, hrefs, links = [], [], []
     for el in found:
         anchors = [a for a in el.iter("a") if a.get("href")]
         links.append(anchors)
-        texts.append(element_text(el))
+        texts.append(element_text(el) if anchors or not linked_only else "")
         hrefs.append(" ".join(a.get("href", "") for a in anchors))
     contents = [f"{t} {h}" for t, h in zip(texts, hrefs)]
     shingles = segment_shingles(contents, SKETCH, w)
     pagelets = []
     labels: dict[etree._Element, str] = {}
     for el, text, content, anchors, shingle in zip(found, texts, contents, links, shingles):
-        if not content.strip():
+        if not content.strip() or (linked_only and not anchors):
             continue
         n_words = len(WORDS.findall(text))
         linked = sum(len(WORDS.findall(element_text(a))) for a in anchors)

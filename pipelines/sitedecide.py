@@ -117,20 +117,27 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
            region: int = 0) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
     ``region``: the main region (``main_region``), whose non-template link lists count on a warm host."""
-    def template(k: np.uint64) -> bool:
-        return bool(k) and warm and is_template(int(k))
-
-    t_blocks = [template(k) for k in keys.fp]
-    t_pagelets = [template(s) or template(lk) for s, lk in zip(keys.sh, keys.ll)]
-    link_weights: list[float] = []
-    template_links: list[int] = []
-    for j, (p, b) in enumerate(zip(f.link_pagelet or [-1] * len(f.links), f.link_block)):
-        in_template = (p >= 0 and t_pagelets[p]) or (b >= 0 and b < len(t_blocks) and t_blocks[b])
-        if in_template:
-            template_links.append(j)
-        content = f.link_content[j] or (warm and region > 0 and f.link_regions[j] >> (region - 1) & 1 and f.link_dense[j])
-        counted = not duplicate and (scope == "all" or (not in_template and (scope == "non-template" or content)))
-        w = weights[j] if counted else None
-        link_weights.append(w if w is not None else 0.0)
-    return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights, template_links,
-                    [i for i, t in enumerate(t_blocks) if t], duplicate)
+    n = len(f.links)
+    tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
+    t_blocks = np.isin(keys.fp, tmpl)
+    t_pagelets = np.isin(keys.sh, tmpl) | np.isin(keys.ll, tmpl)
+    pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
+    block = np.asarray(f.link_block, dtype=np.int64)
+    in_template = np.zeros(n, dtype=bool)
+    if len(t_pagelets):
+        in_template |= (pagelet >= 0) & t_pagelets[np.clip(pagelet, 0, None)]
+    if len(t_blocks):
+        in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]
+    content = np.asarray(f.link_content, dtype=bool).reshape(n)
+    if warm and region > 0 and f.link_regions:
+        in_region = (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
+        content = content | (in_region & np.asarray(f.link_dense, dtype=bool))
+    if duplicate:
+        counted = np.zeros(n, dtype=bool)
+    elif scope == "all":
+        counted = np.ones(n, dtype=bool)
+    else:
+        counted = ~in_template & (content if scope == "content" else True)
+    link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
+    return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,
+                    np.flatnonzero(in_template).tolist(), np.flatnonzero(t_blocks).tolist(), duplicate)

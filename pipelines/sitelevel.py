@@ -68,7 +68,7 @@ class SiteAnalyzer:
     @property
     def options(self) -> FactOptions:
         """What the per-page analysis must compute for this analyzer."""
-        return FactOptions(site=True, weighting=self.weighting)
+        return FactOptions(site=True, weighting=self.weighting, text=self.text)
 
     @property
     def unwritten(self) -> int:
@@ -90,7 +90,7 @@ class SiteAnalyzer:
 
     def process_doc(self, doc: Any) -> Decision:
         """``process`` for an analysed ``Document``, whose blocks and links then carry the decision."""
-        f = facts_of(doc, FactOptions(site=True, weighting=self.weighting))
+        f = facts_of(doc, self.options)
         d = self.process(f)
         for i in d.template_blocks:
             doc.blocks[i].is_content = False
