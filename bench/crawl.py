@@ -27,8 +27,8 @@ from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.crawler.cli.demo import PREFIX, clear_prefix, crawl_command  # noqa: E402
 from rankcrawl.crawler.demoweb.web import DemoWeb  # noqa: E402
 from rankcrawl.ranker.store.graphstore import GraphStore  # noqa: E402
-from rankcrawl.settings.urls import split_url  # noqa: E402
 from rankcrawl.settings.connection import connect, embedded_server  # noqa: E402
+from rankcrawl.settings.urls import split_url  # noqa: E402
 
 PLAIN = "plain Scrapy (rankcrawl off)"
 DEFAULTS = "rankcrawl crawl, all defaults"
@@ -114,7 +114,9 @@ def main() -> None:
         f"median of {args.repeat} interleaved runs, on {os.cpu_count()} cores. pages/s = distinct pages served "
         "/ (last − first page request), counted by the server; wall includes process start-up (and, "
         "distributed, the idle timeout). Targets: all defaults ≥ 0.9× plain Scrapy, lexical ≥ 0.6×, "
-        "2 processes ≥ 1.8× one. Redis B/edge = (used_memory at the end − empty server's) / stored edges. "
+        "2 processes ≥ 1.8× one. Every rankcrawl configuration follows every link (follow ≠ count: only "
+        "RANKCRAWL_EDGE_SCOPE links become edges). Redis B/edge = (used_memory at the end − empty server's) / "
+        "stored edges. "
         f"Command: `python bench/crawl.py --hosts {args.hosts} --pages-per-host {args.pages_per_host} "
         f"--repeat {args.repeat}`.\n\n{table}"))
 

@@ -1,12 +1,14 @@
-"""Extraction benchmark: rankcrawl (every registered classifier) against the peers, same pages, one run.
+"""Extraction benchmark: rankcrawl (every preset of ``steps.PRESETS``) against the peers, same pages, one run.
 
     python -m bench.extraction [--dataset wcxb-dev|l3s-gn1|both] [--limit N]
 
 Quality: word P/R/F1, WCXB snippet accuracy, content-link P/R/F1 (micro and macro), as in
 ../shared/data/README.md §3, on the held-out split (``bench.datasets``) and for L3S-GN1 on all
-pages too. Speed: rankcrawl as the ``rankcrawl extract`` CLI (wall time of whole runs over
-batches of up to 200 files, process start included) and in process; peers in process; in-process
-figures are CPU seconds of this single-threaded process, so they are fair under machine load.
+pages too. Speed: rankcrawl as the ``rankcrawl extract`` CLI (whole runs over batches of up to
+200 files, process start included: CPU seconds of the child processes, and their wall time) and
+in process; peers in process; in-process figures are CPU seconds of this single-threaded
+process, so they are fair under machine load. The two speed ratios reported: CLI pages per
+CPU second (process start included) / trafilatura's, and in-process / trafilatura's.
 The section "extraction" of docs/BENCHMARKS.md is rewritten only by full runs (no ``--limit``).
 """
 
@@ -20,11 +22,11 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from importlib.metadata import version
 from pathlib import Path
-from typing import Callable
 
 import click
 from rich.console import Console
@@ -144,7 +146,7 @@ def score(run: Run, pages: list[Page]) -> Scores:
 
 
 HEADERS = ["tool", "word F1", "word P", "word R", "snippet acc", "link P", "link R", "link F1",
-           "link F1 macro", "pages/s (CPU, in-process)", "pages/s (wall, CLI)"]
+           "link F1 macro", "pages/s (CPU)", "pages/s (wall, CLI)"]
 
 
 def row(run: Run, s: Scores) -> list[object]:
@@ -160,11 +162,10 @@ def row(run: Run, s: Scores) -> list[object]:
 
 
 def classifiers() -> list[str]:
-    """Registered classifier names (the trained one included), the default first."""
-    import rankcrawl.pipelines.trained_classifier  # noqa: F401  (registers "trained")
-    from rankcrawl.pipelines.classifiers import CLASSIFIERS, DEFAULT_CLASSIFIER
+    """Preset names (``steps.PRESETS``), the default first."""
+    from rankcrawl.pipelines.steps import DEFAULT_PRESET, PRESETS
 
-    return [DEFAULT_CLASSIFIER] + sorted(n for n in CLASSIFIERS if n != DEFAULT_CLASSIFIER)
+    return [DEFAULT_PRESET] + sorted(n for n in PRESETS if n != DEFAULT_PRESET)
 
 
 def evaluate(pages: list[Page]) -> list[Run]:
@@ -197,24 +198,28 @@ def ratios(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> 
     parts = [f"word F1 {s_def.words.f1:.3f} vs {s_peer.words.f1:.3f}"]
     if s_def.links and s_peer.links:
         parts.append(f"link F1 {s_def.links.micro().f1:.3f} vs {s_peer.links.micro().f1:.3f}")
-    if cli.wall:
-        parts.append(f"speed CLI wall / {against} CPU = {len(cli.outputs) / cli.wall / peer.speed():.2f}x")
-    parts.append(f"speed in-process CPU / {against} CPU = {default.speed() / peer.speed():.2f}x")
+    parts.append(f"speed `rankcrawl extract` (process start included) / {against} = "
+                 f"{cli.speed() / peer.speed():.2f}x")
+    parts.append(f"speed in-process / {against} = {default.speed() / peer.speed():.2f}x")
     return f"{default.tool} vs {against}: " + "; ".join(parts)
 
 
 def by_page_type(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> str:
-    """Markdown: word F1 and content-link F1 per WCXB page type, rankcrawl (default) against ``against``."""
+    """Markdown: word F1 and content-link F1 per WCXB page type: rankcrawl (default), ``against`` and
+    the best peer of the run by word F1 on that type."""
     default, peer = runs[1], next(r for r in runs if r.tool == against)
+    peers = [r for r in runs if r.tool in PEERS]
     rows = []
     for kind in sorted({p.page_type or "?" for p in pages}):
         subset = [p for p in pages if (p.page_type or "?") == kind]
         ours, theirs = score(default, subset), score(peer, subset)
+        best = max(peers, key=lambda r: score(r, subset).words.f1)
         rows.append([kind, len(subset), ours.words.f1, theirs.words.f1,
+                     f"{score(best, subset).words.f1:.3f} ({best.tool})",
                      ours.links.micro().f1 if ours.links else "n/a",
                      theirs.links.micro().f1 if theirs.links else "n/a",
                      sum(len(p.gold_links or ()) for p in subset)])
-    headers = ["page type", "pages", f"word F1 {default.tool}", f"word F1 {against}",
+    headers = ["page type", "pages", f"word F1 {default.tool}", f"word F1 {against}", "word F1 best peer",
                f"link F1 {default.tool}", f"link F1 {against}", "gold links"]
     return markdown_table(headers, rows)
 
@@ -263,10 +268,10 @@ def report(dataset: str, sections: list[str], failures: str) -> str:
         "Versions: " + ", ".join(f"{k} {v}" for k, v in pkgs.items()) + ".",
         "",
         "Held-out = pages whose SHA-1(dataset:id) mod 100 ≥ 70 (bench/datasets.py); the `trained`",
-        "classifier was fitted on the other 70 % only. Metrics: data README §3. Peers get the HTML",
-        "decoded as UTF-8 and the page URL; in-process speed = pages per CPU second on one core;",
-        "CLI speed = pages per wall second of whole `rankcrawl extract` runs (≤ 200 files each,",
-        "process start included). n/a: the tool returns no links."
+        "models were fitted on the other 70 % only. Metrics: data README §3. Peers get the HTML",
+        "decoded as UTF-8 and the page URL. pages/s (CPU) = pages per CPU second on one core: in",
+        "process, and for the CLI row of whole `rankcrawl extract` runs (≤ 200 files each, process",
+        "start included; their wall-clock rate beside it). n/a: the tool returns no links."
         + (f" Pages a tool crashed on (scored empty): {failures}." if failures else ""),
         "",
         *("\n\n".join(sections),),

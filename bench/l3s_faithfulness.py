@@ -24,6 +24,7 @@ from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.datasets import find_data  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.pipelines.blockfusion import block_fusion  # noqa: E402
 from rankcrawl.pipelines.blocks import atomic_blocks  # noqa: E402
@@ -32,7 +33,7 @@ from rankcrawl.pipelines.decoding import decode_html  # noqa: E402
 from rankcrawl.pipelines.document import WORD_CHAR  # noqa: E402
 from rankcrawl.pipelines.parsing import parse_html  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "l3s-gn1"
+DATA = find_data() / "l3s-gn1"
 SEL = re.compile(r"\bx-nc-sel(\d)\b")
 NON_ASCII = re.compile(r"[^\x00-\x7f]|\?")
 GOLD_IGNORED = frozenset("script style noscript template".split())
@@ -128,7 +129,7 @@ def main() -> None:
     gold_sets = {"sel1-3": frozenset({1, 2, 3}), "sel1-5": frozenset({1, 2, 3, 4, 5})}
     segmentations = ["none", "rulebased"]
     tallies = {(s, g, n): Tally() for s in segmentations for g in gold_sets for n in [*names, "zeror"]}
-    aligned = total = 0
+    total = 0
     start = time.perf_counter()
     todo = pages(args.limit)
     for orig, annot in todo:

@@ -1,10 +1,10 @@
-"""The item a crawled page travels through the pipelines as.
+"""The item a spider may yield for a page it wants analysed by ``AnalysisPipeline``.
 
-The spider fills the fetch fields; ``AnalysisPipeline`` fills ``edges`` (content links and their
-weights, pushed to the graph) and ``follow`` (``(url, text, weight)`` of the links the spider may
-schedule, ``text`` being anchor + block text for topicality) and ``repush`` (earlier pages whose
-edges the site-level step recomputed). The pipelines access items through
-``itemadapter``, so a user's own spider may yield plain dicts with the same field names.
+Not needed with the follow middleware (it analyses every response). The spider fills the fetch
+fields; the pipeline fills ``title``, ``edges`` (the page's graph edges and their weights),
+``follow`` (``(url, text, weight)`` of the counted links, ``text`` being anchor + block text)
+and ``repush`` (earlier pages whose edges the site-level step recomputed). The pipeline reads
+items through ``itemadapter``, so plain dicts with the same field names work too.
 """
 
 from __future__ import annotations

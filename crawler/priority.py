@@ -12,6 +12,11 @@ unknown pages count as average. topical(T) is the share of the topic terms occur
 without terms). Scrapy priorities are ints, higher first: with PRIORITY_SCALE = 100 an average
 link scores 200, a fully topical one 400.
 
+Follow ≠ count: a link that is followed but is no graph edge (navigation, template, boilerplate)
+carries no vote of its page, so it scores log2(1 + r(t)/r̄) + TOPIC_GAIN · topical(T) −
+FOLLOW_ONLY_OFFSET/PRIORITY_SCALE: below every content link unless its target's rank is more than
+2^10 times the mean, so the crawl fetches content first and still reaches the whole site.
+
 The target host's rank is deliberately not a term: on the demo web (bench/frontier.py) adding
 log2(1 + R(h_t)/R̄) made the crawl dig into the first-ranked hosts and fetched 0.85× the PageRank
 mass of a FIFO frontier with the same budget; without it the frontier fetches 1.09–1.14× (3 runs each).
@@ -27,7 +32,7 @@ import logging
 import math
 import re
 import threading
-from typing import Iterable
+from collections.abc import Iterable
 
 import redis
 
@@ -38,6 +43,7 @@ logger = logging.getLogger(__name__)
 
 PRIORITY_SCALE = 100
 TOPIC_GAIN = 2.0
+FOLLOW_ONLY_OFFSET = 10 * PRIORITY_SCALE
 TOP_PAGES = 50_000
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -105,6 +111,10 @@ class Prioritizer:
         self.cache = cache
         self.terms = frozenset(t.lower() for t in topic_terms if t.strip())
 
-    def priority(self, source_url: str, target_url: str, weight: float, text: str) -> int:
-        cache = self.cache
-        return score(cache.page_rel(source_url), weight, cache.page_rel(target_url), topical(text, self.terms))
+    def priority(self, source_url: str, target_url: str, weight: float, text: str, counted: bool = True) -> int:
+        """A link's priority; ``counted`` False (followed, no edge) drops the source's vote and
+        subtracts FOLLOW_ONLY_OFFSET."""
+        cache, topic = self.cache, topical(text, self.terms)
+        if counted:
+            return score(cache.page_rel(source_url), weight, cache.page_rel(target_url), topic)
+        return score(0.0, 0.0, cache.page_rel(target_url), topic) - FOLLOW_ONLY_OFFSET

@@ -3,9 +3,12 @@
 On ``spider_opened`` a thread runs ``RankerService.run`` (warm-started, partitioned PageRank,
 SPEC §4) with RANKCRAWL_ALPHA / _TOL / _PARTITIONS; with RANKCRAWL_BIAS_TO_SEEDS the teleport
 vector is the spider's seeds (topic-specific PageRank, Kohlschütter §3.1 Eq. 3.4). Redis faults
-restart the service after a pause. On ``spider_closed`` it stops and solves once more, so the
-published epoch covers the whole crawl. Turn it off (RANKCRAWL_RANKER = False) when a separate
-``rankcrawl ranker`` process serves several crawler processes.
+restart the service after a pause. Only one ranker publishes at a time (a lease in Redis): when
+several crawl processes share a Redis, the in-crawl ranker of each skips an epoch while another
+holds the lease. On ``spider_closed`` it waits for the edge sink's flush, stops and solves once
+more (waiting up to FINAL_LEASE_WAIT for the lease), so the published epoch covers the whole
+crawl. Turn it off (RANKCRAWL_RANKER = False) when a separate ``rankcrawl ranker`` process serves
+several crawler processes.
 """
 
 from __future__ import annotations
@@ -20,46 +23,49 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.ranker.service import RankerService
-from rankcrawl.settings.connection import RedisUnavailable, connect, resolve_redis_url
-from rankcrawl.settings.defaults import DEFAULTS
+from rankcrawl.settings.config import RankcrawlConfig, shared_if_built
+from rankcrawl.settings.connection import RedisUnavailable, connect
 
 logger = logging.getLogger(__name__)
 
 RESTART_PAUSE = 1.0
 JOIN_TIMEOUT = 30.0
+FINAL_LEASE_WAIT = 60.0
 
 
 class RankerExtension:
-    def __init__(self, crawler: Any) -> None:
-        s = crawler.settings
+    def __init__(self, crawler: Any, config: RankcrawlConfig) -> None:
         self.crawler = crawler
-        self.redis_url = resolve_redis_url(None, s)
-        self.prefix = s.get("RANKCRAWL_KEY_PREFIX") or DEFAULTS["RANKCRAWL_KEY_PREFIX"]
-        self.alpha = s.getfloat("RANKCRAWL_ALPHA", DEFAULTS["RANKCRAWL_ALPHA"])
-        self.tol = s.getfloat("RANKCRAWL_TOL", DEFAULTS["RANKCRAWL_TOL"])
-        self.partitions = s.getint("RANKCRAWL_PARTITIONS", DEFAULTS["RANKCRAWL_PARTITIONS"])
-        self.bias = s.getbool("RANKCRAWL_BIAS_TO_SEEDS", DEFAULTS["RANKCRAWL_BIAS_TO_SEEDS"])
+        self.redis_url, self.prefix = config.redis_url, config.key_prefix
+        self.alpha, self.tol, self.partitions = config.alpha, config.tol, config.partitions
+        self.bias = config.bias_to_seeds
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
         self.teleport: list[str] = []
         self.epochs = 0
+        self.service: RankerService | None = None
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "RankerExtension":
-        s = crawler.settings
-        if not s.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+    def from_crawler(cls, crawler: Any) -> RankerExtension:
+        config = RankcrawlConfig.of(crawler)
+        if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
-        if not s.getbool("RANKCRAWL_RANKER", DEFAULTS["RANKCRAWL_RANKER"]):
+        if not config.ranker:
             raise NotConfigured("RANKCRAWL_RANKER is False")
-        ext = cls(crawler)
+        ext = cls(crawler, config)
         crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
         return ext
 
     def _service(self) -> RankerService:
-        return RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol, partitions=self.partitions,
-                             teleport_urls=self.teleport or None, prefix=self.prefix)
+        """The warm service (graph in memory), created on first use and after a Redis fault."""
+        if self.service is None:
+            self.service = RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol,
+                                         partitions=self.partitions, teleport_urls=self.teleport or None,
+                                         prefix=self.prefix)
+        return self.service
 
     def spider_opened(self, spider: Any) -> None:
         if self.bias:
@@ -73,6 +79,7 @@ class RankerExtension:
                 self._service().run(self.stop, poll_interval=0.5)
             except (redis.RedisError, RedisUnavailable, OSError, ValueError) as exc:
                 logger.warning("rankcrawl: ranker paused: %s", exc)
+                self.service = None
                 self.stop.wait(RESTART_PAUSE)
 
     def _final_solve(self) -> None:
@@ -80,11 +87,22 @@ class RankerExtension:
         if self.thread is not None:
             self.thread.join(JOIN_TIMEOUT)
         try:
-            report = self._service().solve_once()
+            if self.thread is not None and self.thread.is_alive():
+                self.service = None  # still busy after JOIN_TIMEOUT: never share its state
+            service = self._service()
+            service.lease_wait = FINAL_LEASE_WAIT
+            report = service.solve_once(final=True)
+            if report is None:
+                logger.warning("rankcrawl: no final epoch (empty graph, or another ranker held the lease %g s)",
+                               FINAL_LEASE_WAIT)
             if report is not None:
                 self.crawler.stats.set_value("rankcrawl/ranker/epoch", report.epoch)
         except (redis.RedisError, RedisUnavailable, OSError, ValueError) as exc:
             logger.error("rankcrawl: final ranking failed: %s", exc)
 
     async def spider_closed(self, spider: Any) -> None:
+        """The final solve, after the crawl's edge sink flushed (so the epoch covers every stored page)."""
+        sink = shared_if_built(self.crawler, EdgeSink)
+        if sink is not None:
+            await sink.close()
         await maybe_deferred_to_future(deferToThread(self._final_solve))

@@ -1,20 +1,24 @@
 """Run a focused crawl programmatically: ``build_settings`` and ``run_crawl`` (``CrawlerProcess``).
 
 Twisted's reactor runs once per process: call ``run_crawl`` once (tests and the demo run it in
-a subprocess, e.g. ``rankcrawl crawl``).
+a subprocess, e.g. ``rankcrawl crawl``). Every ``RANKCRAWL_*`` value is checked and the Redis
+server is probed for writes before the crawl starts, so a bad setting or a full or read-only
+Redis is one clear error instead of a crawl that stores nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
 from rankcrawl.crawler.spider import FocusedSpider, check_seeds
+from rankcrawl.settings.addon import check_extras
 from rankcrawl.settings.addon import redis_url as crawl_redis_url
-from rankcrawl.settings.connection import connect
-from rankcrawl.settings.defaults import DEFAULTS, check_choices
+from rankcrawl.settings.config import RankcrawlConfig
+from rankcrawl.settings.connection import connect, probe_writable
 
 BASE = {
     "ADDONS": {"rankcrawl.settings.Addon": 0},
@@ -28,8 +32,9 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
                    overrides: Mapping[str, Any] | None = None, redis_url: str | None = None) -> Settings:
     """Scrapy settings for a rankcrawl crawl: the add-on on, overrides at command-line priority.
 
-    The Redis URL is resolved now (explicit, RANKCRAWL_REDIS_URL/REDIS_URL, else the embedded
-    Valkey, started here), so every component and every subprocess uses the same server.
+    Raises ``SettingError`` (one line) for a bad ``RANKCRAWL_*`` value. The Redis URL is resolved
+    now (explicit, RANKCRAWL_REDIS_URL/REDIS_URL, else the embedded Valkey, started here), so
+    every component and every subprocess uses the same server.
     """
     check_seeds(seeds)
     settings = Settings()
@@ -39,7 +44,7 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
         settings.set("RANKCRAWL_MAX_PAGES", int(max_pages), priority="cmdline")
     if redis_url:
         settings.set("RANKCRAWL_REDIS_URL", redis_url, priority="cmdline")
-    check_choices(settings)
+    check_extras(RankcrawlConfig.from_settings(settings))
     settings.set("RANKCRAWL_REDIS_URL", crawl_redis_url(settings), priority="project")
     return settings
 
@@ -48,8 +53,13 @@ def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
               overrides: Mapping[str, Any] | None = None, redis_url: str | None = None) -> dict[str, Any]:
     """Crawl from ``seeds`` until the frontier or the page budget is exhausted; the final stats."""
     settings = build_settings(seeds, max_pages, overrides, redis_url)
-    if settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
-        connect(settings.get("RANKCRAWL_REDIS_URL")).close()  # RedisUnavailable: one clear error before crawling
+    config = RankcrawlConfig.from_settings(settings)
+    if config.enabled:
+        client = connect(config.redis_url)  # RedisUnavailable: one clear error before crawling
+        try:
+            probe_writable(client, config.key_prefix)
+        finally:
+            client.close()
     process = CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(FocusedSpider)
     process.crawl(crawler, seeds=list(seeds))

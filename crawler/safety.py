@@ -1,9 +1,15 @@
 """Refuse requests to private, loopback, link-local, multicast and reserved addresses (SSRF guard).
 
 Host names are resolved off the reactor thread (``deferToThread(getaddrinfo)``) and every address
-a name resolves to must be public. ``RANKCRAWL_ALLOW_PRIVATE = True`` switches the guard off (the
-demo and the tests crawl 127.0.0.1). A refused request raises ``IgnoreRequest`` and counts in the
-stat ``rankcrawl/safety/refused``. Resolution failures are left to the downloader (its DNS error).
+a name resolves to must be public. IPv6 addresses that carry an IPv4 address (IPv4-mapped and
+-translated, IPv4-compatible, 6to4 ``2002::/16``, Teredo ``2001::/32``, NAT64 ``64:ff9b::/96``) are
+judged by that IPv4 address; local-use NAT64 ``64:ff9b:1::/48`` and site-local ``fec0::/10`` are
+never public. ``RANKCRAWL_ALLOW_PRIVATE = True`` switches the guard off (the demo and the tests crawl
+127.0.0.1). A refused request raises ``IgnoreRequest`` and counts in ``rankcrawl/safety/refused``.
+A name that cannot be resolved fails closed: no request is sent, ``rankcrawl/safety/unresolved``
+counts it and a ``DNSLookupError`` goes to Scrapy's retry middleware like any DNS failure
+(``RANKCRAWL_SSRF_FAIL_OPEN = True`` leaves it to the downloader instead). Verdicts are cached
+per host for ``CACHE_TTL`` seconds (``CACHE_SIZE`` hosts); failed lookups are not cached.
 Limit: Scrapy resolves the name again when it connects, so a DNS-rebinding server could answer
 differently the second time; the guard stops ordinary private-address links, not a hostile DNS.
 """
@@ -12,32 +18,63 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import time
 from collections import OrderedDict
+from collections.abc import Callable
+from ipaddress import IPv4Address, IPv6Address
 from typing import Any
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.error import DNSLookupError
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import host_of
-from rankcrawl.settings.defaults import DEFAULTS
 
 CACHE_SIZE = 4096
+CACHE_TTL = 300.0
+"""Seconds a host's verdict is reused (a name may move to another address later)."""
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+
+
+def embedded_ipv4(ip: IPv6Address) -> list[IPv4Address] | None:
+    """The IPv4 address(es) an IPv6 transition address carries (Teredo: server and client), else None."""
+    if ip.ipv4_mapped:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour:
+        return [ip.sixtofour]
+    if ip.teredo:
+        return list(ip.teredo)
+    if ip in NAT64 or ip in IPV4_COMPATIBLE or ip in IPV4_TRANSLATED:
+        return [IPv4Address(int(ip) & 0xFFFFFFFF)]
+    return None
+
+
+def _routable(ip: IPv4Address | IPv6Address) -> bool:
+    return ip.is_global and not ip.is_multicast
 
 
 def is_public(address: str) -> bool:
     """True when ``address`` (an IP literal) is a globally routable unicast address."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
+    if isinstance(ip, IPv6Address):
+        if ip in NAT64_LOCAL or ip.is_site_local:
+            return False
+        inner = embedded_ipv4(ip)
+        if inner is not None:
+            return all(_routable(v4) for v4 in inner)
+    return _routable(ip)
 
 
 def resolve(host: str) -> list[str]:
     """Every address ``host`` resolves to (blocking; run it in a thread)."""
     infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 def literal_addresses(host: str) -> list[str] | None:
@@ -52,31 +89,41 @@ def literal_addresses(host: str) -> list[str] | None:
 class SafetyMiddleware:
     """Downloader middleware: only public addresses unless RANKCRAWL_ALLOW_PRIVATE."""
 
-    def __init__(self, crawler: Any) -> None:
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+
+    def __init__(self, crawler: Any, fail_open: bool = False) -> None:
         self.stats = crawler.stats
-        self._verdicts: OrderedDict[str, bool] = OrderedDict()
+        self.fail_open = fail_open
+        self._verdicts: OrderedDict[str, tuple[bool, float]] = OrderedDict()
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "SafetyMiddleware":
-        settings = crawler.settings
-        if not settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+    def from_crawler(cls, crawler: Any) -> SafetyMiddleware:
+        config = RankcrawlConfig.of(crawler)
+        if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
-        if settings.getbool("RANKCRAWL_ALLOW_PRIVATE", DEFAULTS["RANKCRAWL_ALLOW_PRIVATE"]):
+        if config.allow_private:
             raise NotConfigured("RANKCRAWL_ALLOW_PRIVATE is True")
-        return cls(crawler)
+        return cls(crawler, config.ssrf_fail_open)
+
+    async def lookup(self, host: str) -> list[str]:
+        """The addresses of ``host``, resolved in a thread (OSError when it cannot be resolved)."""
+        return await maybe_deferred_to_future(deferToThread(resolve, host))
 
     async def process_request(self, request: Request) -> None:
         host = host_of(request.url)
         if not host:
             return None
-        verdict = self._verdicts.get(host)
+        verdict = self._cached(host)
         if verdict is None:
             addresses = literal_addresses(host)
             if addresses is None:
                 try:
-                    addresses = await maybe_deferred_to_future(deferToThread(resolve, host))
-                except OSError:
-                    return None
+                    addresses = await self.lookup(host)
+                except OSError as exc:
+                    if self.fail_open:
+                        return None
+                    self.stats.inc_value("rankcrawl/safety/unresolved")
+                    raise DNSLookupError(f"rankcrawl: {host} cannot be resolved ({exc}); not requested") from None
             verdict = bool(addresses) and all(is_public(a) for a in addresses)
             self._remember(host, verdict)
         if not verdict:
@@ -84,7 +131,17 @@ class SafetyMiddleware:
             raise IgnoreRequest(f"rankcrawl: refused non-public address for {host}")
         return None
 
+    def _cached(self, host: str) -> bool | None:
+        entry = self._verdicts.get(host)
+        if entry is None:
+            return None
+        if entry[1] < self.clock():
+            del self._verdicts[host]
+            return None
+        return entry[0]
+
     def _remember(self, host: str, verdict: bool) -> None:
-        self._verdicts[host] = verdict
+        self._verdicts[host] = (verdict, self.clock() + CACHE_TTL)
+        self._verdicts.move_to_end(host)
         if len(self._verdicts) > CACHE_SIZE:
             self._verdicts.popitem(last=False)

@@ -1,40 +1,36 @@
-"""The focused spider: fetch pages, let the pipelines decide which links count, follow those.
+"""The bundled focused spider: seeds, allowed domains and topic in, everything else from the add-on.
 
-``parse`` yields one ``PageItem`` per page and no requests. Links are followed from the
-pipelines' result: on ``item_scraped`` (after every pipeline) the item's ``follow`` links are
-scheduled through ``crawler.engine.crawl`` with rank-aware priorities (crawler/priority.py).
-Those requests bypass spider middlewares, so the spider applies the depth limit (DEPTH_LIMIT)
-and the page budget (RANKCRAWL_MAX_PAGES) itself; the downloader middlewares still apply (offsite via
-``allowed_domains``, robots.txt, safety), and the dupefilter drops repeats. With RANKCRAWL_ENABLED = False the pipelines are off and
-the spider is a plain Scrapy crawler following every link (the baseline of bench/crawl.py).
+``scrapy crawl rankcrawl -a seeds=...`` (the add-on registers this module in SPIDER_MODULES) or
+``rankcrawl crawl``. ``parse`` yields nothing: the follow middleware (``crawler/follow.py``)
+analyses every page, stores its edges and follows its links with rank-aware priorities, as it
+does for any spider. With RANKCRAWL_ENABLED = False the plugin is off and the spider is a plain
+Scrapy crawler following every link under the same page budget (the baseline of bench/crawl.py).
 
 Arguments (``-a name=value``): ``seeds`` (comma/space separated URLs), ``seeds_file`` (one URL
 a line), ``seeds_key`` (a Redis list or set of URLs), ``allowed_domains`` (comma separated;
 default: the seeds' host names), ``topic`` (comma separated terms, added to
-RANKCRAWL_TOPIC_TERMS). The page budget RANKCRAWL_MAX_PAGES counts fetched pages: the frontier
-keeps growing, and the priorities decide which pages the budget buys; once it is spent the spider
-schedules nothing more and closes (reason ``page_budget``), finishing the pages in flight.
+RANKCRAWL_TOPIC_TERMS). In distributed mode an idle process waits RANKCRAWL_IDLE_TIMEOUT seconds
+for requests of the other processes before closing.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any
 
 import scrapy
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
-from scrapy.utils.defer import deferred_from_coro
 
-from rankcrawl.crawler.items import PageItem
-from rankcrawl.crawler.priority import Prioritizer, RankCache
+from rankcrawl.crawler.budget import PageBudget
+from rankcrawl.settings.config import RankcrawlConfig
+from rankcrawl.settings.connection import connect
 from rankcrawl.settings.urls import host_of, normalize_url
-from rankcrawl.settings.connection import connect, resolve_redis_url
-from rankcrawl.settings.defaults import DEFAULTS
 
 SEPARATORS = re.compile(r"[\s,]+")
 
@@ -62,17 +58,20 @@ def check_seeds(urls: Iterable[str]) -> list[str]:
 
 def seeds_from_key(redis_url: str | None, key: str) -> list[str]:
     """Seed URLs stored in a Redis list or set."""
-    client = connect(redis_url)
+    client = connect(redis_url, decode_responses=True)
     try:
-        kind = client.type(key).decode()
+        kind = client.type(key)
         values = client.lrange(key, 0, -1) if kind == "list" else client.smembers(key) if kind == "set" else []
     finally:
         client.close()
-    return sorted(v.decode() for v in values)
+    return sorted(str(v) for v in values)
 
 
 class FocusedSpider(scrapy.Spider):
     name = "rankcrawl"
+    allowed_domains: list[str]
+    config: RankcrawlConfig
+    plain_budget: PageBudget | None
 
     def __init__(
         self,
@@ -86,106 +85,45 @@ class FocusedSpider(scrapy.Spider):
         super().__init__(**kwargs)
         self._seed_args = (split_list(seeds), seeds_file, seeds_key)
         self._allowed_arg = split_list(allowed_domains)
-        self._topic_arg = split_list(topic)
-        self.max_pages = 0
+        self.topic_terms = split_list(topic)
         self.seeds: list[str] = []
-        self.fetched = 0
-        self.closing = False
         self.idle_since: float | None = None
 
     @classmethod
-    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> "FocusedSpider":
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> FocusedSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        s = crawler.settings
+        config = RankcrawlConfig.of(crawler)
         urls, seeds_file, seeds_key = spider._seed_args
         if seeds_file:
             urls += split_list(Path(seeds_file).read_text(encoding="utf-8"))
         if seeds_key:
-            urls += seeds_from_key(resolve_redis_url(None, s), seeds_key)
+            urls += seeds_from_key(config.redis_url, seeds_key)
         spider.seeds = check_seeds(urls)
         spider.allowed_domains = spider._allowed_arg or sorted({host_of(u) for u in spider.seeds})
-        spider.max_pages = s.getint("RANKCRAWL_MAX_PAGES", DEFAULTS["RANKCRAWL_MAX_PAGES"])
-        spider.depth_limit = s.getint("DEPTH_LIMIT")
-        spider.enabled = s.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"])
-        spider.distributed = s.getbool("RANKCRAWL_DISTRIBUTED", DEFAULTS["RANKCRAWL_DISTRIBUTED"])
-        spider.idle_timeout = s.getfloat("RANKCRAWL_IDLE_TIMEOUT", DEFAULTS["RANKCRAWL_IDLE_TIMEOUT"])
-        terms = split_list(s.getlist("RANKCRAWL_TOPIC_TERMS", DEFAULTS["RANKCRAWL_TOPIC_TERMS"])) + spider._topic_arg
-        spider.rank_cache = RankCache(
-            resolve_redis_url(None, s),
-            s.get("RANKCRAWL_KEY_PREFIX") or DEFAULTS["RANKCRAWL_KEY_PREFIX"],
-            s.getfloat("RANKCRAWL_RANK_REFRESH", DEFAULTS["RANKCRAWL_RANK_REFRESH"]),
-        )
-        spider.prioritizer = Prioritizer(spider.rank_cache, terms)
-        crawler.signals.connect(spider.item_scraped, signal=signals.item_scraped)
+        spider.config = config
+        spider.plain_budget = None if config.enabled else PageBudget(crawler, config.max_pages)
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
-        crawler.signals.connect(spider.spider_opened, signal=signals.spider_opened)
-        crawler.signals.connect(spider.spider_closed, signal=signals.spider_closed)
         return spider
-
-    def spider_opened(self, spider: Any) -> None:
-        if self.enabled:
-            self.rank_cache.start()
-
-    def spider_closed(self, spider: Any) -> None:
-        if self.enabled:
-            self.rank_cache.stop()
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.seeds:
-            yield scrapy.Request(url, callback=self.parse, meta={"depth": 0})
+            yield scrapy.Request(url)
 
-    def parse(self, response: Response) -> Iterable[PageItem | scrapy.Request]:
-        encoding = response.encoding if isinstance(response, TextResponse) else None
-        self.fetched += 1
-        if self.budget_spent():
-            self.close_for_budget()
-        elif not self.enabled and isinstance(response, TextResponse):
-            yield from self._plain_follow(response)
-        yield PageItem(
-            url=response.url,
-            body=response.body,
-            status=response.status,
-            encoding=encoding,
-            content_type=response.headers.get(b"Content-Type", b"").decode("latin-1"),
-            depth=int(response.meta.get("depth", 0)),
-            fetched_at=time.time(),
-        )
-
-    def item_scraped(self, item: Any, response: Response, spider: Any) -> None:
-        """After the pipelines: schedule the item's followable links, best first."""
+    def parse(self, response: Response) -> Iterable[scrapy.Request]:
+        """Nothing with the plugin on (the follow middleware follows); every link without it."""
         self.idle_since = None
-        if not isinstance(item, PageItem):
+        if self.plain_budget is None:
             return
-        depth = item.depth + 1
-        if self.depth_limit and depth > self.depth_limit:
-            self.crawler.stats.inc_value("rankcrawl/follow/depth_limited", len(item.follow))
-            return
-        engine = self.crawler.engine
-        if self.budget_spent():
-            return
-        for url, text, weight in item.follow:
-            priority = self.prioritizer.priority(item.url, url, weight, text)
-            engine.crawl(scrapy.Request(url, callback=self.parse, priority=priority, meta={"depth": depth}))
-
-    def _plain_follow(self, response: TextResponse) -> Iterable[scrapy.Request]:
-        """RANKCRAWL_ENABLED = False: a plain Scrapy crawl following every link (same budget)."""
-        for link in LinkExtractor().extract_links(response):
-            yield scrapy.Request(link.url, callback=self.parse)
-
-    def budget_spent(self) -> bool:
-        return bool(self.max_pages) and self.fetched >= self.max_pages
-
-    def close_for_budget(self) -> None:
-        """Close once the budget is spent; pages already downloaded still go through the pipelines."""
-        if not self.closing:
-            self.closing = True
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason="page_budget"))
+        self.plain_budget.count()
+        if not self.plain_budget.spent() and isinstance(response, TextResponse):
+            for link in LinkExtractor().extract_links(response):
+                yield scrapy.Request(link.url)
 
     def spider_idle(self, spider: Any) -> None:
         """Distributed mode: wait up to RANKCRAWL_IDLE_TIMEOUT for other processes' requests."""
-        if not self.distributed:
+        if not self.config.distributed:
             return
         now = time.monotonic()
         self.idle_since = self.idle_since or now
-        if now - self.idle_since < self.idle_timeout:
+        if now - self.idle_since < self.config.idle_timeout:
             raise DontCloseSpider

@@ -1,61 +1,63 @@
-"""Item pipeline: a fetched page → per-page analysis → site-level analysis → edges and links to follow.
+"""Item pipeline for pages a spider yields as items: analyse them and store their edges.
 
-Runs ``analyze`` (SPEC §2.1–2.3, capped at RANKCRAWL_MAX_PAGE_BYTES) and then the per-host
-``SiteAnalyzer`` (§2.4–2.6) in a worker thread, so neither parsing nor the site analyzer's Redis
-calls block the reactor. RANKCRAWL_LINK_SCOPE names the links that count — as graph edges and as
-links to follow: ``content`` (content-region links), ``non-template`` (every link outside
-template pagelets/segments), ``all``. The item gets ``edges`` (target → summed weight),
-``follow`` ((url, anchor + block text, weight) of the counted links) and ``repush`` (earlier pages
-of the host whose edges the site-level step recomputed, e.g. once a template was discovered).
-Without site-level analysis, ``non-template`` falls back to every link. Non-HTML or binary
-responses and HTTP errors are dropped with a stat, never a crash.
+With the add-on, every HTML response is already analysed by the follow middleware
+(``rankcrawl.crawler.follow``); this pipeline serves spiders that yield their pages as
+``PageItem``s or dicts with ``url`` and ``body`` (and optionally ``status``, ``encoding``,
+``content_type``, ``depth``, ``fetched_at``). Such an item is analysed by the crawl's one
+``PageAnalyzer`` (SPEC §2.1–2.6), gets ``title``, ``edges``, ``follow`` ((url, anchor + block
+text, weight) of the counted links) and ``repush``, and its page goes to the graph through the
+crawl's ``EdgeSink``. Items without a body, and items of pages the middleware already stored,
+pass unchanged. Non-HTML pages and HTTP errors are dropped with a stat.
 
-Stats: ``rankcrawl/pages/{analysed,truncated,near_duplicates,repushed}``,
-``rankcrawl/blocks``, ``rankcrawl/blocks/{boilerplate,template}``, ``rankcrawl/boilerplate_share``,
-``rankcrawl/links/{seen,kept}``, ``rankcrawl/links/dropped/{boilerplate,template,duplicate}``,
-``rankcrawl/dropped/{non_html,http_error}``.
+Stats: those of ``page_analyzer.record_stats``, ``rankcrawl/dropped/{non_html,http_error,analysis_timeout}``,
+``rankcrawl/pages/analysis_prefix`` (pages over RANKCRAWL_ANALYSIS_TIMEOUT, analysed on their prefix).
 """
 
 from __future__ import annotations
 
-import logging
+import time
 from typing import Any
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
 
+from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
-from rankcrawl.settings.defaults import DEFAULTS
+from rankcrawl.settings.config import RankcrawlConfig
 
-logger = logging.getLogger(__name__)
 
 class AnalysisPipeline:
-    """Per-page and site-level analysis of every crawled page item."""
+    """Analyse page items that carry a body; their edges go to the crawl's edge sink."""
 
     def __init__(self, crawler: Any) -> None:
         self.stats = crawler.stats
-        self.analyzer = PageAnalyzer.from_settings(crawler.settings)
+        self.analyzer = PageAnalyzer.of(crawler)
+        self.sink = EdgeSink.of(crawler)
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "AnalysisPipeline":
-        if not crawler.settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+    def from_crawler(cls, crawler: Any) -> AnalysisPipeline:
+        if not RankcrawlConfig.of(crawler).enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         return cls(crawler)
 
     async def process_item(self, item: Any) -> Any:
         a = ItemAdapter(item)
+        url, body = a.get("url"), a.get("body")
+        if not isinstance(url, str) or not isinstance(body, bytes) or self.sink.stored(url):
+            return item
         try:
-            result = await self.analyzer.analyze(
-                a["url"], a.get("body") or b"", status=int(a.get("status") or 200), encoding=a.get("encoding"),
-                content_type=a.get("content_type") or "")
+            result = await self.analyzer.analyze(url, body, status=int(a.get("status") or 200), encoding=a.get("encoding"),
+                                                 content_type=a.get("content_type") or "")
         except NotAnalysed as exc:
             self.stats.inc_value(f"rankcrawl/dropped/{exc.reason}")
             raise DropItem(str(exc)) from None
-        a["title"] = result.title
-        a["edges"] = result.edges
-        a["follow"] = [(f.url, f.text, f.weight) for f in result.follow if f.counted]
-        a["repush"] = result.repush
         record_stats(self.stats, result)
+        meta = {"status": int(a.get("status") or 200), "depth": a.get("depth"), "fetched_at": a.get("fetched_at") or time.time()}
+        await self.sink.put(result, meta)
+        for name, value in (("title", result.title), ("edges", result.edges), ("repush", result.repush),
+                            ("follow", [(f.url, f.text, f.weight) for f in result.follow if f.counted])):
+            if name in a.field_names() or isinstance(item, dict):
+                a[name] = value
         return item
 
     async def close_spider(self) -> None:

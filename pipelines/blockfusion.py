@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rankcrawl.pipelines.blockstats import shared_path, text_density
+from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
 
 FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
@@ -42,21 +44,17 @@ DEFAULT_FUSION = "rulebased"
 class _Group:
     """A run of atomic blocks [start, end) with the sums that define its density."""
 
-    __slots__ = ("start", "end", "words", "lines", "last")
+    __slots__ = ("start", "end", "words", "lines", "last", "rho")
 
     def __init__(self, start: int, end: int, words: int, lines: int, last: int) -> None:
         self.start, self.end, self.words, self.lines, self.last = start, end, words, lines, last
-
-    @property
-    def rho(self) -> float:
-        if self.lines > 1:
-            return (self.words - self.last) / (self.lines - 1)
-        return float(self.words)
+        self.rho = text_density(words, lines, last)
 
     def absorb(self, other: _Group) -> None:
         self.end, self.last = other.end, other.last
         self.words += other.words
         self.lines += other.lines
+        self.rho = text_density(self.words, self.lines, self.last)
 
 
 def slope_delta(x: float, y: float) -> float:
@@ -65,23 +63,27 @@ def slope_delta(x: float, y: float) -> float:
     return abs(x - y) / top if top > 0 else 0.0
 
 
-def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, int]]:
-    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses."""
+def fusion_groups(blocks: list[TextBlock], variant: Variant, deadline: Deadline | None = None) -> list[tuple[int, int]]:
+    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses (``deadline`` checked every pass)."""
     groups = [_Group(i, i + 1, b.n_words, b.n_lines, b.last_line_words) for i, b in enumerate(blocks)]
     gaps = [b.gap_tags for b in blocks]
+    forced = [bool(g & FORCE_GAP) for g in gaps]
+    no_gap = [g <= NO_GAP for g in gaps]
+    rules, theta_max = variant.rules, variant.theta_max
 
     def fuses(x: _Group, y: _Group) -> bool:
         """Δρ'(x, y) ≤ theta_max (Eq. 4.8): +∞ never fuses, −∞ always does."""
-        if variant.rules:
-            tags = gaps[y.start]
-            if tags & FORCE_GAP:
+        if rules:
+            if forced[y.start]:
                 return False
-            if tags <= NO_GAP:
+            if no_gap[y.start]:
                 return True
-        return slope_delta(x.rho, y.rho) <= variant.theta_max
+        return slope_delta(x.rho, y.rho) <= theta_max
 
     changed = True
     while changed and len(groups) > 1:
+        if deadline is not None:
+            deadline.check("fusion")
         changed = False
         out = [groups[0]]
         i, m = 1, len(groups)
@@ -89,7 +91,7 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant) -> list[tuple[int, 
             prev, cur = out[-1], groups[i]
             nxt = groups[i + 1] if i + 1 < m else None
             if (variant.smoothed and nxt is not None and prev.rho == nxt.rho and cur.rho < prev.rho
-                    and not (variant.rules and (gaps[cur.start] | gaps[nxt.start]) & FORCE_GAP)):
+                    and not (rules and (forced[cur.start] or forced[nxt.start]))):
                 prev.absorb(cur)
                 prev.absorb(nxt)
                 i += 2
@@ -121,14 +123,10 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
     for b in blocks[1:]:
         parts.append(separator(b.gap_tags))
         parts.append(b.text)
-    path = first.path
-    for b in blocks[1:]:
-        n = 0
-        for x, y in zip(path, b.path):
-            if x != y:
-                break
-            n += 1
-        path = path[:n]
+    path = shared_path([b.path for b in blocks])
+    element = first.element
+    for _ in range(len(first.path) - len(path)):
+        element = element.getparent() if element is not None else None
     return TextBlock(
         text="".join(parts),
         n_words=sum(b.n_words for b in blocks),
@@ -139,11 +137,13 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
         path=path,
         gap_tags=first.gap_tags,
         anchors=[a for b in blocks for a in b.anchors],
+        element=element,
         n_atomic=sum(b.n_atomic for b in blocks),
     )
 
 
-def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION) -> list[TextBlock]:
+def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION,
+                 deadline: Deadline | None = None) -> list[TextBlock]:
     """Fuse atomic ``blocks`` with the named variant (none, plain, smoothed, rulebased, justrules)."""
     try:
         v = VARIANTS[variant]
@@ -151,4 +151,4 @@ def block_fusion(blocks: list[TextBlock], variant: str = DEFAULT_FUSION) -> list
         raise ValueError(f"unknown Block Fusion variant {variant!r} (one of {', '.join(VARIANTS)})") from None
     if v is None or len(blocks) < 2:
         return list(blocks)
-    return [merge(blocks[s:e]) for s, e in fusion_groups(blocks, v)]
+    return [merge(blocks[s:e]) for s, e in fusion_groups(blocks, v, deadline)]

@@ -12,7 +12,8 @@ from typing import Any
 
 from lxml import etree
 
-from rankcrawl.pipelines.document import W_MAX, WORD_CHAR, TextBlock
+from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
+from rankcrawl.pipelines.document import NON_WORD_TOKEN, W_MAX, TextBlock
 
 INVISIBLE_TAGS = frozenset(
     "script style noscript option template svg iframe head title object embed math canvas datalist".split()
@@ -20,169 +21,157 @@ INVISIBLE_TAGS = frozenset(
 DIGITS = re.compile(r"\d+")
 
 
+LINE = re.compile(rf"(?:\S.{{0,{W_MAX - 1}}}|\S+)(?= |$)")
+"""One line of greedy word wrap at ``W_MAX`` characters (a longer token is a line of its own)."""
+
+
+def word_count(text: str) -> int:
+    """Words (tokens containing a letter or digit) of ``text`` whose tokens are separated by one space."""
+    if not text:
+        return 0
+    return text.count(" ") + 1 - len(NON_WORD_TOKEN.findall(text))
+
+
 def count_words(tokens: list[str]) -> int:
     """Whitespace tokens containing at least one letter or digit."""
-    search = WORD_CHAR.search
-    return sum(1 for t in tokens if search(t))
+    return word_count(" ".join(tokens))
 
 
-def wrap_counts(tokens: list[str], w_max: int = W_MAX) -> tuple[int, int]:
-    """(lines, words on the last line) of the tokens greedily word-wrapped at ``w_max`` characters."""
-    search = WORD_CHAR.search
-    lines, width, last = 1, -1, 0
-    for t in tokens:
-        n = len(t)
-        if width >= 0 and width + 1 + n > w_max:
-            lines, width, last = lines + 1, n, 0
-        else:
-            width += 1 + n
-        if search(t):
-            last += 1
-    return lines, last
+def wrap_counts(tokens: list[str]) -> tuple[int, int]:
+    """(lines, words on the last line) of the tokens greedily word-wrapped at ``W_MAX`` characters."""
+    lines = LINE.findall(" ".join(tokens))
+    return max(len(lines), 1), word_count(lines[-1]) if lines else 0
 
 
-def make_block(pieces: list[str], linked: list[str], tag: str, path: tuple[str, ...],
-               gap: frozenset[str], anchors: list[Any]) -> TextBlock | None:
-    """A block from its raw text pieces (None when it has no word)."""
-    tokens = "".join(pieces).split()
-    search = WORD_CHAR.search
-    words = [t for t in tokens if search(t)]
-    if not words:
-        return None
-    text = " ".join(tokens)
-    lines, last = wrap_counts(tokens) if len(text) > W_MAX else (1, len(words))
-    return TextBlock(
-        text=text,
-        n_words=len(words),
-        n_linked_words=count_words("".join(linked).split()) if linked else 0,
-        n_lines=lines,
-        last_line_words=last,
-        tag=tag,
-        path=path,
-        gap_tags=gap,
-        anchors=anchors,
-    )
-
-
-def label(el: Any, index: int) -> str:
-    """DOM-path label of an element: ``tag[i]#id.class`` with digit runs folded to ``N``."""
-    parts = [f"{el.tag}[{index}]"]
-    ident = el.get("id")
-    if ident:
-        parts.append("#" + DIGITS.sub("N", ident.strip()))
-    cls = el.get("class")
+def attribute_label(ident: str | None, cls: str | None) -> str:
+    """The ``#id.class`` part of a label (digit runs folded to ``N``)."""
+    out = "#" + DIGITS.sub("N", ident.strip()) if ident else ""
     if cls:
-        parts.append("." + ".".join(DIGITS.sub("N", c) for c in cls.split()))
-    return "".join(parts)
+        out += "." + ".".join(DIGITS.sub("N", c) for c in cls.split())
+    return out
 
 
-class _Builder:
-    """Accumulates text pieces and gap tags while walking the tree."""
+def atomic_blocks(root: Any, deadline: Deadline | None = None,
+                  anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> tuple[list[TextBlock], list[Any]]:
+    """(atomic blocks in document order, ``<a href>`` elements that carry no block text).
 
-    def __init__(self) -> None:
-        self.blocks: list[TextBlock] = []
-        self.orphans: list[Any] = []
-        self.pieces: list[str] = []
-        self.linked: list[str] = []
-        self.anchors: list[Any] = []
-        self.pending: list[Any] = []
-        self.gap: set[str] = set()
-        self.tag = ""
-        self.path: tuple[str, ...] = ()
-
-    def flush(self) -> None:
-        block = make_block(self.pieces, self.linked, self.tag, self.path, frozenset(self.gap), self.anchors)
-        if block is not None:
-            self.blocks.append(block)
-            self.gap = set()
-        else:
-            self.orphans.extend(self.anchors)
-        self.pieces, self.linked, self.anchors = [], [], []
-
-
-class _Frame:
-    """One open element on the walk's stack; its DOM path is computed only when a block needs it."""
-
-    __slots__ = ("el", "tag", "index", "counts", "parent", "_path")
-
-    def __init__(self, el: Any, tag: str, index: int, parent: _Frame | None) -> None:
-        self.el, self.tag, self.index, self.parent = el, tag, index, parent
-        self.counts: dict[str, int] = {}
-        self._path: tuple[str, ...] | None = None
-
-    @property
-    def path(self) -> tuple[str, ...]:
-        if self._path is None:
-            chain = []
-            frame: _Frame | None = self
-            while frame is not None and frame._path is None:
-                chain.append(frame)
-                frame = frame.parent
-            path = frame._path if frame is not None else ()
-            for f in reversed(chain):
-                path = f._path = (*path, label(f.el, f.index)) if f.el is not None else ()
-        return self._path
-
-
-def atomic_blocks(root: Any) -> tuple[list[TextBlock], list[Any]]:
-    """(atomic blocks in document order, ``<a href>`` elements that carry no block text)."""
-    b = _Builder()
+    Every element's DOM path is built as the walk enters it (its parent's path plus its
+    label), so no element is visited twice; ``anchor_paths``, if given, receives the path of
+    every ``<a href>``. ``deadline``: checked every ``CHECK_EVERY`` elements (None: no budget).
+    """
     if root is None:
         return [], []
+    blocks: list[TextBlock] = []
+    orphans: list[Any] = []
+    pieces: list[str] = []
+    linked: list[str] = []
+    anchors: list[Any] = []
+    pending: list[Any] = []
+    gap: set[str] = set()
+    owner: Any = None
+    owner_path: tuple[str, ...] = ()
+
+    def flush() -> None:
+        nonlocal pieces, linked, anchors, gap
+        text = " ".join("".join(pieces).split())
+        n_words = word_count(text)
+        if n_words:
+            lines, last = wrap_counts_text(text, n_words)
+            blocks.append(TextBlock(
+                text=text, n_words=n_words,
+                n_linked_words=word_count(" ".join("".join(linked).split())) if linked else 0,
+                n_lines=lines, last_line_words=last, tag=owner.tag, path=owner_path,
+                gap_tags=frozenset(gap), anchors=anchors, element=owner))
+            gap = set()
+        else:
+            orphans.extend(anchors)
+        pieces, linked, anchors = [], [], []
+
+    attribute_labels: dict[tuple[str | None, str | None], str] = {}
+    paths: list[tuple[str, ...]] = [()]      # DOM path of every open element (and of the root's parent)
+    counts: list[dict[str, int]] = [{}]      # tags seen among each open element's children
     in_link = 0
-    top = _Frame(None, "", 0, None)
-    stack = [top]
-    walker = etree.iterwalk(root, events=("start", "end"))
+    visited = 0
     invisible = INVISIBLE_TAGS
+    walker = etree.iterwalk(root, events=("start", "end"))
     for event, el in walker:
+        if deadline is not None:
+            visited += 1
+            if visited % CHECK_EVERY == 0:
+                deadline.check("blocks")
         tag = el.tag
-        if not isinstance(tag, str):
+        if tag.__class__ is not str:
             tag = ""
         if event == "start":
-            parent = stack[-1]
-            counts = parent.counts
-            index = counts[tag] = counts.get(tag, 0) + 1
-            frame = _Frame(el, tag, index, parent)
-            stack.append(frame)
+            seen = counts[-1]
+            index = seen[tag] = seen.get(tag, 0) + 1
             if tag == "a":
                 in_link += 1
                 if el.get("href") is not None:
-                    b.pending.append(el)
+                    pending.append(el)
             else:
-                if b.pieces:
-                    b.flush()
+                if pieces:
+                    flush()
                 if tag:
-                    b.gap.add(tag)
+                    gap.add(tag)
                 if tag in invisible or not tag:
                     walker.skip_subtree()
+                    paths.append(())
+                    counts.append(seen)
                     continue
+            key = (el.get("id"), el.get("class"))
+            attrs = attribute_labels.get(key)
+            if attrs is None:
+                attrs = attribute_labels[key] = attribute_label(*key)
+            path = paths[-1] + (f"{tag}[{index}]{attrs}",)
+            paths.append(path)
+            if anchor_paths is not None and pending and pending[-1] is el:
+                anchor_paths[el] = path
+            counts.append({})
             text = el.text
-        else:
-            frame = stack.pop()
-            if tag == "a":
-                in_link -= 1
-                if b.pending and b.pending[-1] is el:
-                    b.orphans.append(b.pending.pop())
-            elif tag and tag not in invisible:
-                if b.pieces:
-                    b.flush()
-                b.gap.add(tag)
-            text = el.tail
-            frame = stack[-1]
-        if text:
-            if not b.pieces:
+            if not text:
+                continue
+            if not pieces:
                 if text.isspace():
                     continue
-                b.tag, b.path = frame.tag, frame.path
-            b.pieces.append(text)
-            if in_link:
-                b.linked.append(text)
-            elif b.linked and b.linked[-1] != " ":
-                b.linked.append(" ")
-            if b.pending:
-                b.anchors.extend(b.pending)
-                b.pending.clear()
-    if b.pieces:
-        b.flush()
-    b.orphans.extend(b.pending)
-    return b.blocks, b.orphans
+                owner, owner_path = el, path
+        else:
+            paths.pop()
+            counts.pop()
+            if tag == "a":
+                in_link -= 1
+                if pending and pending[-1] is el:
+                    orphans.append(pending.pop())
+            elif tag and tag not in invisible:
+                if pieces:
+                    flush()
+                gap.add(tag)
+            text = el.tail
+            if not text:
+                continue
+            if not pieces:
+                if text.isspace():
+                    continue
+                owner, owner_path = el.getparent(), paths[-1]
+                if owner is None:
+                    continue
+        pieces.append(text)
+        if in_link:
+            linked.append(text)
+        elif linked and linked[-1] != " ":
+            linked.append(" ")
+        if pending:
+            anchors.extend(pending)
+            pending.clear()
+    if pieces:
+        flush()
+    orphans.extend(pending)
+    return blocks, orphans
+
+
+def wrap_counts_text(text: str, n_words: int) -> tuple[int, int]:
+    """(lines, words on the last line) of one-space-separated ``text`` with ``n_words`` words."""
+    if len(text) <= W_MAX:
+        return 1, n_words
+    lines = LINE.findall(text)
+    return len(lines), word_count(lines[-1])

@@ -1,25 +1,26 @@
 """Boilerplate classifiers (Kohlschütter §4.4.3): is-content decisions for a page's blocks.
 
-``CLASSIFIERS`` maps a name to ``f(blocks) -> bool[n]``; ``FILTERS`` maps a name to a post-filter
-``g(blocks, is_content, title) -> bool[n]``. A classifier spec is ``"name"`` or ``"name+filter"``
-(e.g. ``"numwords+largest"``). A trained classifier registers itself under ``"trained"`` in
-``rankcrawl.pipelines.trained_classifier``, which is imported on first use of an unknown name.
-The first block's previous and the last block's next block count as empty (all features 0).
+``RULES`` maps a name to a rule-based ``f(blocks) -> bool[n]``; ``CLASSIFIERS`` is the explicit
+table of every block classifier by name (the rules and the ``trained`` model without page
+context); ``FILTERS`` maps a name to a post-filter ``g(blocks, is_content, title) -> bool[n]``.
+A classifier spec is ``"name"`` or ``"name+filter"`` (e.g. ``"numwords+largest"``). The first
+block's previous and the last block's next block count as empty (all features 0). ``analyze``
+runs these through the steps of ``steps.PRESETS``.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
+from rankcrawl.pipelines.blockstats import block_counts, link_density, text_density
 from rankcrawl.pipelines.document import TextBlock
+from rankcrawl.pipelines.trained_classifier import trained
 
 Classifier = Callable[[list[TextBlock]], np.ndarray]
 Filter = Callable[[list[TextBlock], np.ndarray, str], np.ndarray]
-REGISTERING_MODULES = ("rankcrawl.pipelines.trained_classifier",)
 
 
 def _pcn(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -31,12 +32,8 @@ def _pcn(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _arrays(blocks: list[TextBlock]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(words, link density, text density rho) per block."""
-    a = np.array([(b.n_words, b.n_linked_words, b.n_lines, b.last_line_words) for b in blocks],
-                 dtype=np.float64).reshape(len(blocks), 4)
-    words, linked, lines, last = a.T
-    ld = linked / np.maximum(words, 1.0)
-    rho = np.where(lines > 1, (words - last) / np.maximum(lines - 1, 1.0), words)
-    return words, ld, rho
+    words, linked, lines, last = block_counts(blocks)
+    return words, link_density(linked, words), text_density(words, lines, last)
 
 
 def densitometric(blocks: list[TextBlock]) -> np.ndarray:
@@ -88,7 +85,7 @@ COMMENT_MARKERS = frozenset((
     "add a comment", "add your comment", "post a comment", "leave a comment", "leave a reply",
     "write a comment",
 ))
-TITLE_SEPARATORS = re.compile(r"\s+[-|–—:»·]+\s+")
+TITLE_SEPARATORS = re.compile(r"(?<!\s)\s++[-|–—:»·]++\s+")  # tried once per whitespace run: linear time
 
 
 def _norm(text: str) -> str:
@@ -118,25 +115,19 @@ def main_content(blocks: list[TextBlock], is_content: np.ndarray, title: str = "
     return out
 
 
-CLASSIFIERS: dict[str, Classifier] = {
+RULES: dict[str, Classifier] = {
     "densitometric": densitometric,
     "numwords": numwords,
     "cleaneval": cleaneval,
     "minwords": min_words,
 }
+CLASSIFIERS: dict[str, Classifier] = {**RULES, "trained": trained}
 FILTERS: dict[str, Filter] = {"largest": largest_content, "main": main_content}
 DEFAULT_CLASSIFIER = "trained"
 
 
 def get_classifier(name: str) -> Classifier:
-    """The registered classifier ``name``; unknown names first load the registering modules."""
-    if name not in CLASSIFIERS:
-        for module in REGISTERING_MODULES:
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name != module:
-                    raise
+    """The classifier ``name`` of ``CLASSIFIERS``."""
     try:
         return CLASSIFIERS[name]
     except KeyError:

@@ -1,15 +1,18 @@
-"""Push each page's content links to the graph store from a background thread (SPEC §3).
+"""Analysed pages → the graph store, written from a background thread (SPEC §3).
 
-The reactor only appends a ``PageRecord`` to a buffer; a worker thread writes batches with
+``EdgeSink.of(crawler)`` is the crawl's one writer, shared by the follow middleware (every HTML
+response of any spider) and the analysis pipeline (items that carry a body). The reactor only
+appends ``PageRecord``s to a buffer; a worker thread (``EdgeWriter``) writes batches with
 ``GraphStore.put_pages``. When Redis is down the batch stays buffered and is retried with
 exponential backoff — ``put_pages`` is idempotent, so a replay after a half-written batch is
-safe. The buffer is bounded (``RANKCRAWL_EDGE_BUFFER`` pages): when full, ``process_item`` waits
+safe. The buffer is bounded (``RANKCRAWL_EDGE_BUFFER`` pages): when full, ``put`` waits
 (backpressure, the crawl slows down) instead of dropping. At spider close everything is flushed
 within ``RANKCRAWL_FLUSH_TIMEOUT``; whatever could not be written is logged and counted in
-``rankcrawl/edges/unflushed`` — never lost silently.
+``rankcrawl/pages/unflushed`` and ``rankcrawl/edges/unflushed`` — never lost silently.
 
 Stats: ``rankcrawl/pages/pushed``, ``rankcrawl/edges/pushed``, ``rankcrawl/edges/buffered_max``
-(peak pages waiting), ``rankcrawl/redis/retries``, ``rankcrawl/edges/backpressure``.
+(peak pages waiting), ``rankcrawl/redis/retries``, ``rankcrawl/edges/backpressure``,
+``rankcrawl/pages/rejected``.
 """
 
 from __future__ import annotations
@@ -17,35 +20,36 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any
 
 import redis
-from itemadapter import ItemAdapter
-from scrapy.exceptions import NotConfigured
+from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.pipelines.page_analyzer import PageResult
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
-from rankcrawl.settings.connection import RedisUnavailable, connect, resolve_redis_url
-from rankcrawl.settings.defaults import DEFAULTS
+from rankcrawl.settings.config import RankcrawlConfig, per_crawler
+from rankcrawl.settings.connection import RedisUnavailable, connect
 
 logger = logging.getLogger(__name__)
 
 BACKOFF_START, BACKOFF_MAX = 0.1, 5.0
 BACKPRESSURE_POLL = 0.05
+RECENT_PAGES = 4096
 
 
-def page_records(item: Any) -> list[PageRecord]:
-    """Graph-store records of an analysed item: the page (links + fetch metadata), then its repushes.
+def page_records(result: PageResult, meta: dict[str, Any]) -> list[PageRecord]:
+    """Graph-store records of an analysed page: the page (edges + fetch metadata), then its repushes.
 
     A re-pushed earlier page carries no metadata; the writer keeps the stored one.
     """
-    a = ItemAdapter(item)
-    meta = {k: a.get(k) for k in ("status", "fetched_at", "depth", "title") if a.get(k) is not None}
-    page = PageRecord(url=a["url"], links=list(a.get("edges") or []), meta=meta)
-    return [page] + [PageRecord(url=u, links=list(edges)) for u, edges in a.get("repush") or []]
+    meta = {k: v for k, v in {**meta, "title": result.title}.items() if v is not None}
+    page = PageRecord(url=result.url, links=list(result.edges), meta=meta)
+    return [page] + [PageRecord(url=u, links=list(edges)) for u, edges in result.repush]
 
 
 class EdgeWriter:
@@ -96,7 +100,8 @@ class EdgeWriter:
                 self._write(store, batch)
             except (redis.RedisError, RedisUnavailable, OSError) as exc:
                 self.retries += 1
-                logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs", exc, len(self.buffer), delay)
+                logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs",
+                               exc, len(self.buffer), delay)
                 time.sleep(delay)
                 delay = min(2 * delay, BACKOFF_MAX)
                 continue
@@ -125,54 +130,75 @@ class EdgeWriter:
         self.edges += sum(len(r.links) for r in good)
 
 
-class EdgePushPipeline:
-    """Item pipeline: content links → Redis graph, buffered and retried, never blocking the reactor."""
+class EdgeSink:
+    """The crawl's writer of analysed pages: bounded buffer, backpressure, flush at spider close."""
 
-    def __init__(self, crawler: Any) -> None:
-        settings = crawler.settings
-        self.crawler = crawler
-        self.stats = crawler.stats
-        self.flush_timeout = settings.getfloat("RANKCRAWL_FLUSH_TIMEOUT", DEFAULTS["RANKCRAWL_FLUSH_TIMEOUT"])
-        self.writer = EdgeWriter(
-            resolve_redis_url(None, settings),
-            settings.get("RANKCRAWL_KEY_PREFIX") or DEFAULTS["RANKCRAWL_KEY_PREFIX"],
-            settings.getint("RANKCRAWL_EDGE_BATCH", DEFAULTS["RANKCRAWL_EDGE_BATCH"]),
-            settings.getint("RANKCRAWL_EDGE_BUFFER", DEFAULTS["RANKCRAWL_EDGE_BUFFER"]),
-        )
+    def __init__(self, crawler: Any, config: RankcrawlConfig) -> None:
+        self.crawler, self.stats = crawler, crawler.stats
+        self.flush_timeout = config.flush_timeout
+        self.writer = EdgeWriter(config.redis_url, config.key_prefix, config.edge_batch, config.edge_buffer)
+        self.recent: OrderedDict[str, None] = OrderedDict()
+        self.started = self.closing = self.closed = False
+        self.waiters: list[Deferred[None]] = []
+        crawler.signals.connect(self.close, signal=signals.spider_closed)
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "EdgePushPipeline":
-        if not crawler.settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
-            raise NotConfigured("RANKCRAWL_ENABLED is False")
-        return cls(crawler)
+    def of(cls, crawler: Any) -> EdgeSink:
+        """The crawler's one sink."""
+        return per_crawler(crawler, cls, lambda: cls(crawler, RankcrawlConfig.of(crawler)))
 
-    def open_spider(self) -> None:
-        self.writer.start()
+    def stored(self, url: str) -> bool:
+        """True when this crawl recently stored ``url``'s page (so an item for it needs no analysis)."""
+        return url in self.recent
 
-    async def process_item(self, item: Any) -> Any:
+    async def put(self, result: PageResult, meta: dict[str, Any]) -> None:
+        """Buffer the page's records; waits while the buffer is full (backpressure)."""
+        if not self.started:
+            self.started = True
+            self.writer.start()
         if self.writer.full():
-            self.stats.inc_value("rankcrawl/edges/backpressure")
-            logger.warning("rankcrawl: edge buffer full (%d pages); waiting for Redis", self.writer.limit)
-            from twisted.internet import reactor  # the running one; importing it early would install a default
-
-            deadline = time.monotonic() + self.flush_timeout
-            while self.writer.full() and time.monotonic() < deadline:
-                await maybe_deferred_to_future(deferLater(reactor, BACKPRESSURE_POLL, lambda: None))
-            if self.writer.full():
-                logger.error("rankcrawl: Redis unreachable for %.0fs with a full buffer; closing the spider", self.flush_timeout)
-                deferred_from_coro(self.crawler.engine.close_spider_async(reason="rankcrawl_redis_unavailable"))
-        for record in page_records(item):
+            await self._backpressure()
+        for record in page_records(result, meta):
             self.writer.put(record)
+        self.recent[result.url] = None
+        if len(self.recent) > RECENT_PAGES:
+            self.recent.popitem(last=False)
         self._publish_stats()
-        return item
 
-    async def close_spider(self) -> None:
-        left = await maybe_deferred_to_future(deferToThread(self.writer.close, self.flush_timeout))
-        self._publish_stats()
-        if left:
-            lost = sum(len(r.links) for r in list(self.writer.buffer))
-            self.stats.set_value("rankcrawl/edges/unflushed", lost)
-            logger.error("rankcrawl: %d pages (%d edges) could not be written to Redis before the flush timeout", left, lost)
+    async def _backpressure(self) -> None:
+        self.stats.inc_value("rankcrawl/edges/backpressure")
+        logger.warning("rankcrawl: edge buffer full (%d pages); waiting for Redis", self.writer.limit)
+        from twisted.internet import reactor  # the running one; importing it early would install a default
+
+        deadline = time.monotonic() + self.flush_timeout
+        while self.writer.full() and time.monotonic() < deadline:
+            await maybe_deferred_to_future(deferLater(reactor, BACKPRESSURE_POLL, lambda: None))
+        if self.writer.full():
+            logger.error("rankcrawl: Redis unreachable for %.0fs with a full buffer; closing the spider", self.flush_timeout)
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="rankcrawl_redis_unavailable"))
+
+    async def close(self) -> None:
+        """Flush within RANKCRAWL_FLUSH_TIMEOUT and count what was left; later callers wait for the first."""
+        if self.closed:
+            return
+        if self.closing:
+            waiter: Deferred[None] = Deferred()
+            self.waiters.append(waiter)
+            await maybe_deferred_to_future(waiter)
+            return
+        self.closing = True
+        try:
+            left = await maybe_deferred_to_future(deferToThread(self.writer.close, self.flush_timeout)) if self.started else 0
+            self._publish_stats()
+            if left:
+                lost = sum(len(r.links) for r in list(self.writer.buffer))
+                self.stats.set_value("rankcrawl/pages/unflushed", left)
+                self.stats.set_value("rankcrawl/edges/unflushed", lost)
+                logger.error("rankcrawl: %d pages (%d edges) could not be written to Redis before the flush timeout", left, lost)
+        finally:
+            self.closed = True
+            for waiter in self.waiters:
+                waiter.callback(None)
 
     def _publish_stats(self) -> None:
         w = self.writer

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankcrawl.pipelines.blockstats import block_counts, link_density, text_density
 from rankcrawl.pipelines.document import TextBlock
 
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
@@ -39,19 +40,16 @@ FEATURE_NAMES: tuple[str, ...] = tuple(
 def block_features(blocks: list[TextBlock]) -> np.ndarray:
     """float64[n, len(BLOCK_FEATURES)]: each block's own features."""
     n = len(blocks)
-    raw = np.array(
-        [(b.n_words, b.n_linked_words, b.n_lines, b.last_line_words, b.position, *b.text_stats) for b in blocks],
-        dtype=np.float64,
-    ).reshape(n, 10)
-    words, linked, lines, last, position, chars, sentences, caps, stops, bars = raw.T
+    words, linked, lines, last = block_counts(blocks)
+    raw = np.array([(b.position, *b.text_stats) for b in blocks], dtype=np.float64).reshape(n, 6)
+    position, chars, sentences, caps, stops, bars = raw.T
     safe = np.maximum(words, 1.0)
-    rho = np.where(lines > 1, (words - last) / np.maximum(lines - 1, 1.0), words)
     tags = [b.tag for b in blocks]
     onehot = np.array(
         [(t in HEADINGS, t == "p", t == "div", t == "a", t == "li", t == "td") for t in tags], dtype=np.float64
     ).reshape(n, 6)
     own = np.column_stack([
-        words, linked / safe, rho, chars / safe, words / np.maximum(sentences, 1.0), position,
+        words, link_density(linked, words), text_density(words, lines, last), chars / safe, words / np.maximum(sentences, 1.0), position,
         caps / safe, stops / safe, bars,
     ])
     return np.hstack([own, onehot])

@@ -1,11 +1,12 @@
 """The content-link decision: which anchors of a page are content links (a per-link model).
 
-Used by ``analyze`` with the ``trained`` block classifier. A small gradient-boosted tree ensemble
-(``models/links.json``, trained by ``bench/train_link_classifier.py`` on the WCXB-dev train split)
-scores every block anchor from ``link_features``; the anchors at or above its threshold are
-content links, whether or not their block is content (link-only content blocks such as
-"Read our full review" are often classified as boilerplate, and long content blocks carry
-affiliate or "Follow" links the gold omits).
+The second stage of the ``trained`` preset (``steps.LINK_MODEL``): a gradient-boosted tree
+ensemble (``models/links.json``, trained by ``bench/train_link_classifier.py`` on the WCXB-dev
+train split with out-of-fold block probabilities) scores every block anchor from
+``link_features``; the anchors at or above its threshold are content links, whether or not
+their block is content. So a table of contents, an index or a product grid inside the content
+region keeps its links although its blocks are link lists, and a "Read our full review" link
+block counts, while long content blocks' affiliate or "Follow" links can be dropped.
 """
 
 from __future__ import annotations
@@ -15,15 +16,50 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
-from rankcrawl.pipelines.trained_classifier import load_model
+from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext
+from rankcrawl.pipelines.link_features import LINK_FEATURES, AnchorRows, anchor_rows
+from rankcrawl.pipelines.trees import TreeEnsemble, load_model
+
+MODEL = "links"
+MIN_LIST = 5
+"""A content list has at least this many anchors …"""
+LIST_SHARE = 0.5
+"""… and its anchor words are at least this share of the content region's words."""
+TEMPLATE_ROLES = sum(1 << ROLE_NAMES.index(r) for r in
+                     ("nav", "header", "footer", "aside", "social", "comment", "related", "form"))
 
 
-def content_anchors(blocks: list[TextBlock], block_proba: np.ndarray, url: str | None) -> dict[Any, bool]:
-    """{anchor element: is a content link} for every anchor of ``blocks`` (``block_proba``: P(content))."""
+def link_model() -> TreeEnsemble:
+    """The shipped link model (``models/links.json``)."""
+    return load_model(MODEL, LINK_FEATURES)
+
+
+def content_anchors(blocks: list[TextBlock], block_proba: np.ndarray, context: PageContext | None = None,
+                    page: np.ndarray | None = None, threshold: float = 0.5) -> tuple[dict[Any, bool], AnchorRows]:
+    """({anchor element: is a content link}, the anchors' rows) for every anchor of ``blocks``
+    (``block_proba``: P(content) of the blocks; ``threshold``: the block model's)."""
     anchors = [el for b in blocks for el in b.anchors]
+    rows = anchor_rows(blocks, block_proba, context, page, threshold)
     if not anchors:
-        return {}
-    model = load_model("links", LINK_FEATURES)
-    proba = model.proba(link_features(blocks, block_proba, url))
-    return dict(zip(anchors, (proba >= model.threshold_proba).tolist()))
+        return {}, rows
+    model = link_model()
+    proba = model.proba(rows.x)
+    return dict(zip(anchors, (proba >= model.threshold_proba).tolist())), rows
+
+
+def content_lists(rows: AnchorRows) -> np.ndarray:
+    """bool[anchors]: anchors of a link list that is the content region's main content.
+
+    A list (anchors sharing one index-free DOM path: a table of contents, an index, a product
+    grid) of at least ``MIN_LIST`` anchors, all inside the content region (below ``<body>``),
+    none under a template role (nav, header, footer, aside, social, comments, related, form),
+    whose anchor words are at least ``LIST_SHARE`` of the region's words: the page is that list.
+    """
+    if not rows.group.size or rows.region_depth < 3:
+        return np.zeros(rows.group.size, dtype=bool)
+    size = np.bincount(rows.group)
+    inside = np.bincount(rows.group, rows.in_region) == size
+    template = np.bincount(rows.group, (rows.roles & TEMPLATE_ROLES) != 0) > 0
+    words = np.bincount(rows.group, rows.words)
+    keep = (size >= MIN_LIST) & inside & ~template & (words >= LIST_SHARE * rows.region_words)
+    return keep[rows.group]

@@ -1,24 +1,31 @@
 """Per-anchor features for the content-link decision (``link_classifier``).
 
 One row per ``<a href>`` of a block, in ``Document.all_links`` order of the blocks' anchors.
-Features describe the anchor's block (its content probability from the trained block model and
-its neighbours'), where the block stands relative to the page's main content (common DOM-path
-prefix with the most probable large block), the anchor itself (words, share of its block) and
-its target as written in ``href`` (fragment, same host, path depth), and the list it sits in
-(sibling elements of its parent with the same tag). No URL is normalised here: raw hrefs only.
+Features describe the anchor's block (its content probability from the block model and its
+neighbours'), the page's content region (the shortest DOM path holding most content words) and
+whether the anchor lies inside it, the roles its own DOM ancestry names, the link list it
+belongs to (anchors sharing its index-free DOM path: a table of contents, a product grid, a
+menu) with that list's mean content probability, the anchor itself (words, share of its block)
+and its target as written in ``href`` (fragment, same host, path depth, repeats on the page,
+words such as ``login`` or ``share``), and the page as a whole (``PAGE_FEATURES``). No URL is
+normalised here: raw hrefs only.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
 
+from rankcrawl.pipelines.blockstats import block_counts, common_prefix, link_density, shared_path
 from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.trained_classifier import _common_prefix
+from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext, role_matrix
+from rankcrawl.pipelines.trained_classifier import PAGE_FEATURES, region_keys
 
-LINK_FEATURES: tuple[str, ...] = (
+BLOCK_LINK_FEATURES: tuple[str, ...] = (
     "p_block",              # P(content) of the anchor's block
     "p_prev",               # … of the previous block (0 for the first)
     "p_next",               # … of the next block (0 for the last)
@@ -33,6 +40,8 @@ LINK_FEATURES: tuple[str, ...] = (
     "depth_vs_main",        # block path depth − main block path depth
     "position",             # share of the page's words before the block
     "dist_main",            # |position − position of the main block|
+)
+ANCHOR_FEATURES: tuple[str, ...] = (
     "anchor_log_words",     # log(1 + words of the anchor text)
     "anchor_share",         # anchor words / block words
     "anchor_index",         # index of the anchor within its block / anchors in the block
@@ -41,11 +50,30 @@ LINK_FEATURES: tuple[str, ...] = (
     "href_path_depth",      # path segments of the href
     "href_query",           # href has a query string
     "href_self",            # href path equals the page's path
+    "href_account",         # href words: login, signup, account, cart, privacy, terms, contact …
+    "href_social",          # href words or host: share, facebook, twitter, mailto …
+    "href_taxonomy",        # href words: tag, category, author, page, feed …
+    "href_log_repeats",     # log(1 + other anchors on the page with the same href)
+    "in_region",            # the anchor lies inside the content region
+    "region_depth",         # DOM depth of the content region
+    "depth_below_region",   # anchor depth − region depth (negative: outside, above)
+    "shared_path_region",   # common prefix of the anchor's path with the region / region depth
+    "list_log_size",        # log(1 + anchors sharing the anchor's index-free DOM path)
+    "list_share",           # those anchors / the page's anchors
+    "list_mean_p",          # mean P(content) of their blocks
+    "list_in_region",       # share of them inside the content region
     "list_siblings",        # log(1 + siblings of the anchor's parent with the parent's tag)
     "parent_children",      # log(1 + children of the anchor's parent's parent)
-    "page_log_anchors",     # log(1 + anchors on the page)
-    "page_link_density",    # linked words / words of the page
-)
+) + tuple(f"anchor_role_{name}" for name in ROLE_NAMES)
+LINK_FEATURES: tuple[str, ...] = BLOCK_LINK_FEATURES + ANCHOR_FEATURES + PAGE_FEATURES
+REGION_SHARE = 0.8
+"""The content region holds at least this share of the content blocks' words."""
+ACCOUNT = re.compile(r"(?i)\b(log-?in|sign-?in|sign-?up|register|account|cart|checkout|privacy|terms|cookies?|"
+                     r"contact|about|imprint|impressum|legal|subscribe|newsletter|help|faq|careers|advertise)\b")
+SOCIAL = re.compile(r"(?i)(facebook|twitter|x\.com|linkedin|pinterest|instagram|whatsapp|telegram|reddit|"
+                    r"youtube|tiktok|mailto:|share|sharer|intent/tweet)")
+TAXONOMY = re.compile(r"(?i)/(tags?|category|categories|topics?|author|authors|page|feed|rss|archive|user|users|"
+                      r"profile|members?)(/|$|\?)")
 
 
 def _host(netloc: str) -> str:
@@ -69,6 +97,11 @@ def href_features(href: str, page_host: str, page_path: str) -> tuple[float, flo
     return 0.0, float(other), float(depth), float(bool(parts.query)), float(same)
 
 
+def href_words(href: str) -> tuple[float, float, float]:
+    """(account/legal, social/share, taxonomy) words in a raw ``href``."""
+    return float(bool(ACCOUNT.search(href))), float(bool(SOCIAL.search(href))), float(bool(TAXONOMY.search(href)))
+
+
 def list_features(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[float, float]:
     """(log siblings of the parent sharing its tag, log children of the grandparent).
 
@@ -88,40 +121,114 @@ def list_features(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[float, flo
     return float(np.log1p(counts[parent.tag])), float(np.log1p(len(grand)))
 
 
-def link_features(blocks: list[TextBlock], proba: np.ndarray, url: str | None) -> np.ndarray:
-    """float64[anchors, len(LINK_FEATURES)] for every anchor of ``blocks`` in order."""
-    n = len(blocks)
-    n_anchors = sum(len(b.anchors) for b in blocks)
-    out = np.zeros((n_anchors, len(LINK_FEATURES)))
-    if not n_anchors:
-        return out
+def content_region(blocks: list[TextBlock], proba: np.ndarray, threshold: float) -> tuple[str, ...]:
+    """The longest DOM path shared by the largest content blocks holding ``REGION_SHARE`` of their words."""
     words = np.array([b.n_words for b in blocks], dtype=np.float64)
-    linked = np.array([b.n_linked_words for b in blocks], dtype=np.float64)
+    content = np.flatnonzero(proba >= threshold)
+    if not content.size:
+        content = np.array([int(np.argmax(proba))])
+    order = content[np.argsort(-words[content], kind="stable")]
+    cum = np.cumsum(words[order])
+    k = int(np.searchsorted(cum, REGION_SHARE * cum[-1])) + 1
+    return shared_path([blocks[i].path for i in order[:k]])
+
+
+@dataclass
+class AnchorRows:
+    """The anchors of a page as model rows plus the structure the list rule reads.
+
+    ``group``: index of the anchor's link list (anchors sharing its index-free DOM path);
+    ``roles``: the ``ROLES`` mask of its DOM path; ``words``: words of its text;
+    ``in_region``: inside the container of the blocks that are likely content (P ≥ half the
+    block threshold; the parent element when that is one block's own element), whose DOM
+    depth and words are ``region_depth`` and ``region_words``.
+    """
+
+    x: np.ndarray
+    group: np.ndarray
+    roles: np.ndarray
+    words: np.ndarray
+    in_region: np.ndarray
+    region_depth: int
+    region_words: float
+
+
+def link_features(blocks: list[TextBlock], proba: np.ndarray, context: PageContext | None = None,
+                  page: np.ndarray | None = None, threshold: float = 0.5) -> np.ndarray:
+    """float64[anchors, len(LINK_FEATURES)] for every anchor of ``blocks`` in order.
+
+    ``page``: the page's ``PAGE_FEATURES`` (zeros if None); ``threshold``: the block model's.
+    """
+    return anchor_rows(blocks, proba, context, page, threshold).x
+
+
+def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext | None = None,
+                page: np.ndarray | None = None, threshold: float = 0.5) -> AnchorRows:
+    """``link_features`` with the anchors' list, role and region structure."""
+    context = context or PageContext()
+    anchors = [el for b in blocks for el in b.anchors]
+    n_anchors = len(anchors)
+    if not n_anchors:
+        empty = np.zeros(0)
+        return AnchorRows(np.zeros((0, len(LINK_FEATURES))), empty.astype(np.int64), empty.astype(np.int64),
+                          empty, empty, 0, 0.0)
+    words, linked, _, _ = block_counts(blocks)
+    owner = np.repeat(np.arange(len(blocks)), [len(b.anchors) for b in blocks])
     prev = np.concatenate([[0.0], proba[:-1]])
     nxt = np.concatenate([proba[1:], [0.0]])
     padded = np.concatenate([np.zeros(2), proba, np.zeros(2)])
     window = np.max(np.lib.stride_tricks.sliding_window_view(padded, 5), axis=1)
     main = int(np.argmax(proba * np.log1p(words)))
     main_path = blocks[main].path
-    main_pos = blocks[main].position
-    parts = urlsplit(url or "")
+    positions = np.array([b.position for b in blocks])
+    blk = np.column_stack([
+        proba, prev, nxt, window, np.log1p(words), link_density(linked, words),
+        np.log1p([len(b.anchors) for b in blocks]),
+        [b.tag in ("li", "dd", "dt") for b in blocks], [b.tag in ("td", "th") for b in blocks],
+        [len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit() for b in blocks],
+        [common_prefix(b.path, main_path) / max(len(main_path), 1) for b in blocks],
+        [len(b.path) - len(main_path) for b in blocks], positions, np.abs(positions - positions[main]),
+    ])[owner]
+
+    region = content_region(blocks, proba, threshold)
+    parts = urlsplit(context.url or "")
     page_host, page_path = _host(parts.netloc), parts.path.rstrip("/")
-    page_ld = linked.sum() / max(words.sum(), 1.0)
-    row = 0
+    hrefs = [(el.get("href") or "").strip() for el in anchors]
+    repeats: dict[str, int] = {}
+    for h in hrefs:
+        repeats[h] = repeats.get(h, 0) + 1
+    paths = [context.anchor_paths.get(el) or blocks[i].path for el, i in zip(anchors, owner)]
+    index_free: dict[tuple[str, ...], int] = {}
+    group = np.array([index_free.setdefault(k, len(index_free)) for k in region_keys(paths)], dtype=np.int64)
+    in_region = np.array([p[: len(region)] == region for p in paths], dtype=np.float64)
+    size = np.bincount(group)
     cache: dict[Any, dict[Any, int]] = {}
-    for i, b in enumerate(blocks):
-        k = len(b.anchors)
-        if not k:
-            continue
-        shared = _common_prefix(b.path, main_path) / max(len(main_path), 1)
-        block_row = (proba[i], prev[i], nxt[i], window[i], np.log1p(words[i]), linked[i] / max(words[i], 1.0),
-                     np.log1p(k), b.tag in ("li", "dd", "dt"), b.tag in ("td", "th"),
-                     len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit(),
-                     shared, len(b.path) - len(main_path), b.position, abs(b.position - main_pos))
-        for j, el in enumerate(b.anchors):
-            anchor_words = len("".join(el.itertext()).split())
-            out[row] = (*block_row, np.log1p(anchor_words), anchor_words / max(words[i], 1.0), j / k,
-                        *href_features(el.get("href") or "", page_host, page_path), *list_features(el, cache),
-                        np.log1p(n_anchors), page_ld)
-            row += 1
-    return out
+    rows = np.empty((n_anchors, 22))
+    anchor_words = np.array([len("".join(el.itertext()).split()) for el in anchors], dtype=np.float64)
+    rows[:, 0] = np.log1p(anchor_words)
+    rows[:, 1] = anchor_words / np.maximum(words[owner], 1.0)
+    rows[:, 2] = np.concatenate([np.arange(len(b.anchors)) / len(b.anchors) for b in blocks if b.anchors])
+    by_href: dict[str, tuple[float, ...]] = {}
+    for h in repeats:
+        by_href[h] = (*href_features(h, page_host, page_path), *href_words(h))
+    rows[:, 3:11] = [by_href[h] for h in hrefs]
+    rows[:, 20:22] = [list_features(el, cache) for el in anchors]
+    depth = np.array([len(p) for p in paths], dtype=np.float64)
+    rows[:, 11] = np.log([repeats[h] for h in hrefs])
+    rows[:, 12] = in_region
+    rows[:, 13] = len(region)
+    rows[:, 14] = depth - len(region)
+    rows[:, 15] = [common_prefix(p, region) / max(len(region), 1) for p in paths]
+    rows[:, 16] = np.log1p(size[group])
+    rows[:, 17] = size[group] / n_anchors
+    rows[:, 18] = (np.bincount(group, proba[owner]) / size)[group]
+    rows[:, 19] = (np.bincount(group, in_region) / size)[group]
+    masks = np.array([context.roles(p) for p in paths], dtype=np.int64)
+    page_row = np.zeros(len(PAGE_FEATURES)) if page is None else page
+    x = np.hstack([blk, rows, role_matrix(masks), np.broadcast_to(page_row, (n_anchors, page_row.size))])
+    region = content_region(blocks, proba, threshold / 2)   # the likely-content blocks' container
+    if any(b.path == region for b in blocks):
+        region = region[:-1]    # one block's own element: its container is the region
+    in_container = np.array([p[: len(region)] == region for p in paths], dtype=np.float64)
+    region_words = float(sum(b.n_words for b in blocks if b.path[: len(region)] == region))
+    return AnchorRows(x, group, masks, anchor_words, in_container, len(region), region_words)

@@ -6,8 +6,9 @@ invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.document import Link

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rankcrawl.pipelines.shingles import _combine, sketch_segments, token_hashes
+from rankcrawl.pipelines.shingles import combine, sketch_segments, token_hashes
 
 N_FINGERPRINTS, BANDS, WINDOW, SEED = 24, 4, 6, 6
 MIN_TOKENS = 50
@@ -37,7 +37,7 @@ def signature(text: str) -> list[int]:
     bands = np.empty((BANDS, rows + 1), dtype=np.uint64)
     bands[:, 0] = np.arange(BANDS, dtype=np.uint64)
     bands[:, 1:] = sketch.reshape(BANDS, rows)
-    return [int(v) for v in _combine(bands)]
+    return [int(v) for v in combine(bands)]
 
 
 def near_duplicates(a: Sequence[int], b: Sequence[int]) -> bool:

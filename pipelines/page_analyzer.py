@@ -8,8 +8,10 @@ dedicated thread — one Redis round trip per page — so the reactor thread onl
 
 Follow ≠ count: ``PageResult.edges`` are the links that count as graph edges (``edge_scope``);
 ``PageResult.follow`` lists every followable http(s) link of the page with ``counted`` telling
-whether it is one of the edges, so a crawler can fetch the whole site and still order content
-links first. Links to the page itself are neither. Repeated links to one target make one edge
+whether it is one of the edges and ``template`` whether the site-level step found it in a host
+template, so a crawler can fetch the whole site and still order content links first. Links to the
+page itself are neither. Each page's analysis runs within RANKCRAWL_ANALYSIS_TIMEOUT (``budget``):
+past it the page's prefix is analysed (``PageResult.prefix``), else it is skipped. Repeated links to one target make one edge
 (RANKCRAWL_SUM_REPEATED_LINKS sums them). ``repush`` carries earlier pages whose edges the
 site-level step changed. ``close()`` must be awaited at the end of the crawl: it stops the
 workers, replays site-level state Redis missed during an outage (stat ``rankcrawl/site/unwritten``:
@@ -26,16 +28,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis
+from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.pipelines.classifiers import FILTERS
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
 from rankcrawl.pipelines.sitedecide import Decision, decide, page_keys
 from rankcrawl.pipelines.sitelevel import REDIS_AWAY, SiteAnalyzer
+from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed, in_thread
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
-from rankcrawl.settings.connection import connect, resolve_redis_url
-from rankcrawl.settings.defaults import DEFAULTS, check_choices
+from rankcrawl.settings.config import RankcrawlConfig, per_crawler
+from rankcrawl.settings.connection import connect
+from rankcrawl.settings.defaults import DEFAULTS
 
 logger = logging.getLogger(__name__)
 
@@ -65,12 +71,14 @@ def is_html(content_type: str, body: bytes) -> bool:
 
 @dataclass
 class FollowLink:
-    """A link the crawler may schedule: target, anchor + block text, weight, counted as an edge."""
+    """A link the crawler may schedule: target, anchor + block text, weight, counted as an edge,
+    flagged template by the site-level step (every occurrence of it on the page is in a template)."""
 
     url: str
     text: str
     weight: float
     counted: bool
+    template: bool = False
 
 
 @dataclass
@@ -91,69 +99,99 @@ class PageResult:
     self_links: int = 0
     duplicate: bool = False
     truncated: bool = False
+    prefix: bool = False
     fallback: bool = False
 
 
-def follow_of(f: PageFacts, weights: list[float]) -> list[FollowLink]:
-    """Every link of the page once (first occurrence), counted links flagged."""
+def follow_of(f: PageFacts, weights: list[float], template: list[int]) -> list[FollowLink]:
+    """Every link of the page once (first occurrence), flagged counted (an edge) and template (every
+    occurrence is one of the ``template`` link indices)."""
     kept = {url for url, w in zip(f.links, weights) if w > 0}
+    flagged = set(template)
+    elsewhere = {url for j, url in enumerate(f.links) if j not in flagged}
     seen: dict[str, FollowLink] = {}
     for url, anchor, b, w in zip(f.links, f.anchors, f.link_block, weights):
         if url not in seen:
             block = f.block_text[b] if 0 <= b < len(f.block_text) else ""
-            seen[url] = FollowLink(url, f"{anchor} {block}", w, url in kept)
+            seen[url] = FollowLink(url, f"{anchor} {block}", w, url in kept, url not in elsewhere)
     return list(seen.values())
+
+
+def check_classifier(spec: str) -> None:
+    """ValueError naming the allowed values unless ``spec`` is a classifier, optionally ``+filter``
+    (RANKCRAWL_CLASSIFIER)."""
+    try:
+        preset(spec)
+    except ValueError:
+        raise ValueError(f"one of {', '.join(sorted(PRESETS))}, optionally +{' or +'.join(FILTERS)}") from None
 
 
 def result_of(f: PageFacts, d: Decision, repush: list[tuple[str, Edges]]) -> PageResult:
     content = sum(ct and i not in set(d.template_blocks) for i, ct in enumerate(f.block_content))
     return PageResult(
-        url=f.url, title=f.title, edges=d.edges, follow=follow_of(f, d.link_weights), repush=repush,
+        url=f.url, title=f.title, edges=d.edges, follow=follow_of(f, d.link_weights, d.template_links), repush=repush,
         blocks=len(f.block_content), boilerplate_blocks=len(f.block_content) - content,
         template_blocks=len(d.template_blocks), links_seen=len(f.links) + f.self_links,
         links_kept=sum(w > 0 for w in d.link_weights), template_links=len(d.template_links),
-        self_links=f.self_links, duplicate=d.duplicate, truncated=f.truncated, fallback=d.fallback)
+        self_links=f.self_links, duplicate=d.duplicate, truncated=f.truncated, prefix=f.outcome == "prefix",
+        fallback=d.fallback)
 
 
 class PageAnalyzer:
     """Per-page analysis in worker processes, then the site-level step in one thread."""
 
     def __init__(self, *, scope: str = "content", max_bytes: int = 2_000_000, classifier: str | None = None,
-                 site: SiteAnalyzer | None = None, workers: int = 0, sum_repeated: bool = False,
-                 redis_url: str | None = None, prefix: str = "rc:", flush_timeout: float = 60.0) -> None:
-        self.scope, self.site, self.sum_repeated = scope, site, sum_repeated
+                 site: SiteAnalyzer | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"],
+                 workers: int = 0, sum_repeated: bool = False, redis_url: str | None = None, prefix: str = "rc:",
+                 flush_timeout: float = 60.0) -> None:
+        self.scope, self.site, self.sum_repeated, self.timeout = scope, site, sum_repeated, timeout
         self.redis_url, self.prefix, self.flush_timeout = redis_url, prefix, flush_timeout
         self.options = FactOptions(site=site is not None, weighting=site.weighting if site else "uniform",
-                                   classifier=classifier, max_bytes=max_bytes)
+                                   classifier=classifier, max_bytes=max_bytes, timeout=timeout)
+        self.closed = False
         self.pool = AnalysisPool(workers, self.options)
         self.site_thread = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-site") if site else None
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "PageAnalyzer":
+    def from_settings(cls, settings: Any) -> PageAnalyzer:
         """The analyzer a crawl's ``RANKCRAWL_*`` settings describe (site-level state in its Redis)."""
-        check_choices(settings)
-        scope = settings.get("RANKCRAWL_LINK_SCOPE") or DEFAULTS["RANKCRAWL_LINK_SCOPE"]
-        prefix = settings.get("RANKCRAWL_KEY_PREFIX") or DEFAULTS["RANKCRAWL_KEY_PREFIX"]
-        sum_repeated = settings.getbool("RANKCRAWL_SUM_REPEATED_LINKS", DEFAULTS["RANKCRAWL_SUM_REPEATED_LINKS"])
-        url = resolve_redis_url(None, settings)
+        return cls.from_config(RankcrawlConfig.from_settings(settings))
+
+    @classmethod
+    def from_config(cls, config: RankcrawlConfig) -> PageAnalyzer:
+        """The analyzer of a checked config; its worker processes start (and warm up) at once."""
         site = None
-        if settings.getbool("RANKCRAWL_SITE_LEVEL", DEFAULTS["RANKCRAWL_SITE_LEVEL"]):
-            site = SiteAnalyzer(
-                connect(url, socket_timeout=SITE_TIMEOUT), prefix=prefix, scope=scope, sum_repeated=sum_repeated,
-                weighting=settings.get("RANKCRAWL_LINK_WEIGHTING") or DEFAULTS["RANKCRAWL_LINK_WEIGHTING"],
-                buffer=settings.getint("RANKCRAWL_EDGE_BUFFER", DEFAULTS["RANKCRAWL_EDGE_BUFFER"]))
-        workers = settings.get("RANKCRAWL_ANALYSIS_WORKERS", DEFAULTS["RANKCRAWL_ANALYSIS_WORKERS"])
-        analyzer = cls(scope=scope, max_bytes=settings.getint("RANKCRAWL_MAX_PAGE_BYTES", DEFAULTS["RANKCRAWL_MAX_PAGE_BYTES"]),
-                   classifier=settings.get("RANKCRAWL_CLASSIFIER") or DEFAULTS["RANKCRAWL_CLASSIFIER"], site=site,
-                   workers=(os.cpu_count() or 1) if workers is None else int(workers), sum_repeated=sum_repeated,
-                   redis_url=url, prefix=prefix,
-                   flush_timeout=settings.getfloat("RANKCRAWL_FLUSH_TIMEOUT", DEFAULTS["RANKCRAWL_FLUSH_TIMEOUT"]))
-        analyzer.pool.start()  # the workers warm up while the crawl starts
+        if config.site_level:
+            site = SiteAnalyzer(connect(config.redis_url, socket_timeout=SITE_TIMEOUT), prefix=config.key_prefix,
+                                weighting=config.link_weighting, scope=config.edge_scope,
+                                sum_repeated=config.sum_repeated_links, buffer=config.edge_buffer)
+        workers = config.analysis_workers
+        analyzer = cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
+                       timeout=config.analysis_timeout, workers=(os.cpu_count() or 1) if workers is None else workers,
+                       sum_repeated=config.sum_repeated_links, redis_url=config.redis_url, prefix=config.key_prefix,
+                       flush_timeout=config.flush_timeout)
+        analyzer.pool.start()
         return analyzer
+
+    @classmethod
+    def of(cls, crawler: Any) -> PageAnalyzer:
+        """The crawl's one analyzer, shared by its components (built on first use), closed when the
+        spider closes."""
+        def build() -> PageAnalyzer:
+            analyzer = cls.from_config(RankcrawlConfig.of(crawler))
+
+            async def spider_closed() -> None:
+                await analyzer.close(crawler.stats)
+
+            crawler.signals.connect(spider_closed, signal=signals.spider_closed, weak=False)
+            return analyzer
+
+        return per_crawler(crawler, cls, build)
 
     async def analyze(self, url: str, body: bytes, *, status: int = 200, encoding: str | None = None,
                       content_type: str = "") -> PageResult:
-        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies and crashed workers."""
+        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies, pages over the
+        analysis time budget (even on their prefix) and crashed workers."""
         if status >= 400:
             raise NotAnalysed("http_error", f"HTTP {status}: {url}")
         if not is_html(content_type, body):
@@ -162,13 +200,21 @@ class PageAnalyzer:
             facts = await self.pool.run(url, body, encoding)
         except WorkerCrashed as exc:
             raise NotAnalysed("worker_crashed", str(exc)) from None
+        self._check(facts)
         if self.site_thread is None:
             return self.decide(facts)
         return await in_thread(self.site_thread, self.decide, facts)
 
     def analyze_sync(self, url: str, body: bytes, encoding: str | None = None) -> PageResult:
         """Everything in the calling thread (tests, tools)."""
-        return self.decide(analyze_page(url, body, encoding, self.options))
+        facts = analyze_page(url, body, encoding, self.options)
+        self._check(facts)
+        return self.decide(facts)
+
+    def _check(self, facts: PageFacts) -> None:
+        if facts.outcome == "skipped":
+            raise NotAnalysed("analysis_timeout",
+                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {facts.url}")
 
     def decide(self, facts: PageFacts) -> PageResult:
         """The page's edges and follow links from its facts (site-level step when enabled)."""
@@ -181,7 +227,10 @@ class PageAnalyzer:
         return result_of(facts, d, self.site.take_repush())
 
     async def close(self, stats: Any = None) -> None:
-        """Stop the workers, replay the site-level backlog, write the last re-pushes; final stats."""
+        """Stop the workers, replay the site-level backlog, write the last re-pushes; final stats (once)."""
+        if self.closed:
+            return
+        self.closed = True
         await maybe_deferred_to_future(deferToThread(self._close, stats))
 
     def _close(self, stats: Any) -> None:
@@ -224,6 +273,7 @@ def record_stats(stats: Any, r: PageResult) -> None:
     inc = stats.inc_value
     inc("rankcrawl/pages/analysed")
     inc("rankcrawl/pages/truncated", int(r.truncated))
+    inc("rankcrawl/pages/analysis_prefix", int(r.prefix))
     inc("rankcrawl/pages/near_duplicates", int(r.duplicate))
     inc("rankcrawl/pages/repushed", len(r.repush))
     inc("rankcrawl/pages/site_fallback", int(r.fallback))

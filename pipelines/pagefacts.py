@@ -3,8 +3,8 @@
 Per-page analysis (parse, blocks, classifier) runs in a worker process (``workers.py``); what it
 sends back is this summary, everything the reactor and the site-level step need and nothing more:
 the title, every link of the page once per occurrence (target, anchor, block, the per-page content
-decision, whether it sits in a link list, which candidate main regions hold it, the pagelet owning
-it), the candidate main regions' DOM-label keys and depths,
+decision, whether its block is content, whether it sits in a link list, which candidate main
+regions hold it, the pagelet owning it), the candidate main regions' DOM-label keys and depths,
 each block's content flag, fingerprint key and (capped) text, each pagelet's shingle and link-list
 label key, the near-duplicate signature of the main text, and — only for the weighting mode that
 uses them — block labels with sampled terms (``block``) or positional term vectors (``lexical``).
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.fingerprints import fingerprint_keys
 from rankcrawl.pipelines.lexical import position_tfs
 from rankcrawl.pipelines.neardup import signature
@@ -56,6 +56,7 @@ class FactOptions:
     text: bool = False
     classifier: str | None = None
     max_bytes: int = 2_000_000
+    timeout: float = 0.0
 
 
 @dataclass
@@ -65,6 +66,7 @@ class PageFacts:
     url: str
     title: str
     truncated: bool = False
+    outcome: str = "complete"
     self_links: int = 0
     block_text: list[str] = field(default_factory=list)
     block_content: list[bool] = field(default_factory=list)
@@ -73,6 +75,7 @@ class PageFacts:
     anchors: list[str] = field(default_factory=list)
     link_block: list[int] = field(default_factory=list)
     link_content: list[bool] = field(default_factory=list)
+    link_in_content: list[bool] = field(default_factory=list)
     link_dense: list[bool] = field(default_factory=list)
     link_regions: list[int] = field(default_factory=list)
     link_pagelet: list[int] = field(default_factory=list)
@@ -104,9 +107,9 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
     The chain descends from ``<body>`` into the child holding most content words while it holds at
     least half of them; its elements below ``<body>`` are the candidates (shallow first). The page's
     own main region is the parent of the deepest element holding MAIN_SHARE of the content words
-    (the parent, so that an index page whose only content is its heading still has its list in
-    it) — that element itself when its parent is ``<body>``. Returns (chain, 1-based index of the
-    own region in it, 0 = none).
+    (of the deepest chain element when none does) — the parent, so that an index page whose only
+    content is its heading still has its list in it — or that element itself when its parent is
+    ``<body>``. Returns (chain, 1-based index of the own region in it, 0 = none).
     """
     total = sum(words)
     chain: list[tuple[str, ...]] = []
@@ -133,6 +136,7 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
             chain.append(prefix)
             if share >= MAIN_SHARE:
                 deepest = len(chain)
+    deepest = deepest or len(chain)
     own = deepest - 1 if deepest >= 2 else deepest
     return chain, own
 
@@ -150,6 +154,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.anchors = [link.text for link in links]
     facts.link_block = [link.block for link in links]
     facts.link_content = [bool(doc.is_content_link(link)) for link in links]
+    facts.link_in_content = [0 <= link.block < len(blocks) and bool(blocks[link.block].is_content) for link in links]
     if not options.site:
         return facts
     content = [b for b in blocks if b.is_content]
@@ -194,7 +199,14 @@ def sampled_terms(text: str) -> list[int]:
 
 
 def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptions) -> PageFacts:
-    """Parse, classify and summarise one fetched page (the function worker processes run)."""
+    """Parse, classify and summarise one fetched page within ``options.timeout`` seconds (the
+    function worker processes run); ``outcome`` says whether the page, its prefix or nothing
+    (``"skipped"``, no facts) fitted the budget (``budget.analyze_within``)."""
     opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
-    doc = analyze(body, url=url, encoding=encoding, max_bytes=options.max_bytes, **opts)
-    return facts_of(doc, options)
+    budgeted = analyze_within(body, url=url, encoding=encoding, timeout=options.timeout, max_bytes=options.max_bytes,
+                              **opts)
+    if budgeted.doc is None:
+        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped")
+    facts = facts_of(budgeted.doc, options)
+    facts.outcome = budgeted.outcome
+    return facts

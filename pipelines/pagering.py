@@ -41,7 +41,7 @@ class Remembered:
 def lean(f: PageFacts) -> PageFacts:
     """``f`` without the texts a re-decision does not read."""
     return PageFacts(url=f.url, title="", links=f.links, link_block=f.link_block, link_content=f.link_content,
-                     link_dense=f.link_dense, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
+                     link_in_content=f.link_in_content, link_dense=f.link_dense, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
                      region_depth=f.region_depth, region_own=f.region_own, lexical=f.lexical)
 
 

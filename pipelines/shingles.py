@@ -38,7 +38,7 @@ def _mix(x: np.uint64) -> np.uint64:
 
 @njit(cache=True)
 def _is_word(c: np.uint8) -> bool:
-    return (c >= 48 and c <= 57) or (c >= 65 and c <= 90) or (c >= 97 and c <= 122) or c == 95 or c >= 128
+    return bool((c >= 48 and c <= 57) or (c >= 65 and c <= 90) or (c >= 97 and c <= 122) or c == 95 or c >= 128)
 
 
 @njit(cache=True)
@@ -95,7 +95,7 @@ def _sketch_segments(buf: np.ndarray, offsets: np.ndarray, w: int, a: np.ndarray
 
 
 @njit(cache=True)
-def _combine(sketches: np.ndarray) -> np.ndarray:
+def combine(sketches: np.ndarray) -> np.ndarray:
     """One 63-bit value per row of min-hashes."""
     out = np.empty(sketches.shape[0], dtype=np.int64)
     for i in range(sketches.shape[0]):
@@ -136,7 +136,7 @@ def segment_shingles(texts: list[str], n: int = 4, w: int = 4, seed: int = 0) ->
 
     Two texts share it with probability ≈ Jaccardⁿ of their shingle sets (identical texts always).
     """
-    return _combine(sketch_segments(texts, n, w, seed))
+    return combine(sketch_segments(texts, n, w, seed))
 
 
 @njit(cache=True)

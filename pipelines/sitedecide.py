@@ -11,12 +11,14 @@ Links: a link in a template pagelet, a recurring link-list class or a template b
 (scopes ``content``/``non-template``). On a warm host the site evidence also decides for link
 lists inside the page's main region: a link list that is not a template of its host — a table of
 contents, an index, a listing — is content even when the per-page classifier (which sees one page
-and finds link-dense blocks boilerplate-like) said otherwise. The main region is the host's: of
-the page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that
-is the main region of
-≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose classifier counted a sidebar
-heading as content does not pull its sidebar into the region; the page's own choice otherwise.
-A near-duplicate keeps no links.
+and finds link-dense blocks boilerplate-like) said otherwise. On a warm host the per-link model's
+verdict gives way to the host's evidence too: every non-template link of a block the per-page
+classifier kept counts (on the real sites the model drops inline and listed links of content
+blocks that the host's evidence shows are no template). The main region is the host's: of the
+page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
+the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
+classifier counted a sidebar heading as content does not pull its sidebar into the region; the
+page's own choice otherwise. A near-duplicate keeps no links.
 
 Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
 to one target make one edge, weighing the largest of their weights, or their sum with
@@ -25,8 +27,8 @@ to one target make one edge, weighing the largest of their weights, or their sum
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -91,7 +93,8 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
     """Links that may count under ``scope`` for some host evidence (the ones worth a weight)."""
     if scope != "content":
         return [True] * len(f.links)
-    return [c or (m > 0 and d) for c, m, d in zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_dense)]
+    return [c or b or (m > 0 and d) for c, m, b, d in
+            zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links), f.link_dense)]
 
 
 def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
@@ -129,9 +132,11 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]
     content = np.asarray(f.link_content, dtype=bool).reshape(n)
-    if warm and region > 0 and f.link_regions:
-        in_region = (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
-        content = content | (in_region & np.asarray(f.link_dense, dtype=bool))
+    if warm and n:
+        kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
+        if region > 0 and f.link_regions:
+            kept |= np.asarray(f.link_dense, dtype=bool) & ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1)
+        content = content | kept
     if duplicate:
         counted = np.zeros(n, dtype=bool)
     elif scope == "all":

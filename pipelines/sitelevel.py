@@ -168,7 +168,7 @@ class SiteAnalyzer:
             targets = self.lexical.targets(f, cand)
             waiting = [p for p in self.recent.pages.values() if f.url in p.pending and p.vector]
             df_read = sorted(LexicalWeights.terms_of(f.lexical, *(q for q, _ in targets.values()),
-                                                     *(p.vector for p in waiting)))
+                                                     *(p.vector for p in waiting if p.vector)))
         regions = typed_keys("rg", f.region_keys)
         vote = regions[f.region_own - 1 : f.region_own] if f.region_own else regions[:0]
         cold = self.recent.cold_keys(host, counted)
@@ -194,7 +194,7 @@ class SiteAnalyzer:
             vector = LexicalWeights.title_filtered(f.lexical, site_name)
             weights = self.lexical.weights(vector, targets, len(f.links), reply.df, reply.df_n)
             self.lexical.keep(f.url, vector)
-        elif self.weighting == "block":
+        elif self.weighting == "block" and block_keys is not None:
             counts = {int(k): c for k, c in zip(block_keys, reply.block_counts)}
             weights = block_link_weights(f, counts, per_block, warm)
         else:

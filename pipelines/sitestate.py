@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import redis
@@ -263,12 +264,12 @@ class SiteState:
         empty = np.zeros(0, dtype=np.uint64)
         b_keys = block_keys if block_keys is not None else empty
         sizes = [DEPTH * WIDTH * 2, DEPTH * BLOCK_WIDTH * 2, BLOOM_BITS // 8]
-        host_args: list[object] = [DEPTH, DECAY_AT, *sizes, len(bits), *bits, cells(keys, WIDTH),
+        host_args: list[Any] = [DEPTH, DECAY_AT, *sizes, len(bits), *bits, cells(keys, WIDTH),
                                    cells(query if query is not None else empty, WIDTH),
                                    cells(b_keys, BLOCK_WIDTH), len(b_keys), *(block_amounts or [])]
         band_fields = [int(b).to_bytes(8, "big") for b in bands or []]
         read = list(df_read or [])
-        global_args: list[object] = [me, len(band_fields), *band_fields, len(df_add or []), *(df_add or []),
+        global_args: list[Any] = [me, len(band_fields), *band_fields, len(df_add or []), *(df_add or []),
                                      len(read), *read]
         if self.cluster:
             raw = self.script(keys=self.host_keys(host), args=["H", *host_args])

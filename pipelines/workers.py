@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable
+from typing import Any
 
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredSemaphore
@@ -100,6 +101,7 @@ class AnalysisPool:
         try:
             self.start()
             executor = self.executor
+            assert executor is not None
             try:
                 facts = await in_thread(executor, analyze_page, url, body, encoding, self.options)
             except BrokenProcessPool:

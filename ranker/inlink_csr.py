@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-
 from numba import njit
 
 from rankcrawl.ranker.store.hostgraph import HostGraph
@@ -84,7 +83,8 @@ def _scatter(target, source, weight, indptr, out_src, out_weight):  # pragma: no
         fill[target[k]] = j + 1
 
 
-def _in_link_csr(target: np.ndarray, source: np.ndarray, weight: np.ndarray, n: int):
+def _in_link_csr(target: np.ndarray, source: np.ndarray, weight: np.ndarray,
+                 n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(indptr, src int32, weight float32) of the in-link CSR for edges source → target."""
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(target, minlength=n), out=indptr[1:])
@@ -102,7 +102,7 @@ def build_links(graph: HostGraph, host_partition: np.ndarray) -> PartitionedLink
     out_weight = np.bincount(graph.src, weights=weight, minlength=n)
     inv_out = np.divide(1.0, out_weight, out=np.zeros(n), where=out_weight > 0)
     n_parts = int(host_partition.max()) + 1 if len(host_partition) else 1
-    empty_votes = dict(
+    empty_votes: dict[str, np.ndarray] = dict(
         vote_ptr=np.zeros(1, dtype=np.int64),
         vote_part_ptr=np.zeros(2, dtype=np.int64),
         vote_src=np.empty(0, dtype=np.int32),

@@ -1,35 +1,44 @@
-"""The long-running ranker: consume changes, re-solve warm, publish epochs (SPEC §4).
+"""The long-running ranker: apply the change stream as deltas, push residuals locally, publish
+what moved (SPEC §4 "warm start and incremental operation").
 
-The graph stays in memory; after the first load only hosts named in the change stream are
-reloaded. Each solve starts from the last published vector (pages that are new start at their
-teleport share, then the vector is renormalised) and calls the partitioned Gauss–Seidel
-solver (Kohlschütter §3.2.2). Published epochs carry the stream offset they cover, so a
-process killed at any moment resumes from the last epoch without skipping a change.
+The graph and the solver state (y and its exact residual) stay in memory (``LiveGraph``); the
+first epoch loads every host, later ones reload only the hosts named in the change stream and
+apply them as deltas. The solve pushes residual where the delta put it, until the certified
+bound on ‖r − r*‖₁ holds: ``tol`` for a final epoch, ``interim_tol`` (looser) while changes keep
+arriving. Every epoch records its bound and whether it converged (non-convergence is logged and
+counted in the published state). Only one ranker publishes at a time (``Lease``); an epoch's
+stream offset lets a restarted ranker resume from the last published epoch, whose scores seed
+the solve (the residual is recomputed exactly, so the result is exact again).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import redis
 
-from rankcrawl.ranker.store.epochs import current, load_vectors, publish
-from rankcrawl.ranker.store.graphstore import GraphStore, HostEdges, assemble, stream_id_key
-from rankcrawl.ranker.store.hostgraph import HostGraph
-from rankcrawl.settings.keys import DEFAULT_PREFIX
-from rankcrawl.ranker.partitioned_pagerank import pagerank
-from rankcrawl.ranker.partitions import assign_partitions
+from rankcrawl.ranker.livegraph import LiveGraph
+from rankcrawl.ranker.pagerank import check_parameters
 from rankcrawl.ranker.progress import Progress
+from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
+from rankcrawl.ranker.store.graphstore import GraphStore, stream_id_key
+from rankcrawl.ranker.store.lease import Lease, LeaseLost
+from rankcrawl.settings.keys import DEFAULT_PREFIX
 
+log = logging.getLogger("rankcrawl.ranker")
+
+MAX_ROUNDS = 100_000
 
 
 @dataclass(frozen=True)
 class SolveReport:
-    """What one solve did."""
+    """What one epoch did."""
 
     epoch: int
     hosts: int
@@ -37,8 +46,19 @@ class SolveReport:
     edges: int
     reloaded_hosts: int
     iterations: int
-    residual: float
+    error_bound: float
+    converged: bool
+    final: bool
+    hosts_published: int
     seconds: float
+    load_seconds: float
+    solve_seconds: float
+    publish_seconds: float
+    sweep_equivalents: float
+
+    @property
+    def residual(self) -> float:
+        return self.error_bound
 
 
 class RankerService:
@@ -54,121 +74,205 @@ class RankerService:
         prefix: str = DEFAULT_PREFIX,
         debounce: float = 0.5,
         progress: Progress | None = None,
+        interim_tol: float | None = None,
+        lease_ttl: float = 10.0,
+        lease_wait: float = 0.0,
+        top_k: int = TOP_K,
     ) -> None:
-        if not 0 < alpha < 1:
+        check_parameters(alpha, tol, 1)
+        if not 0 < alpha:
             raise ValueError("alpha must be between 0 and 1")
-        if tol <= 0:
-            raise ValueError("tol must be positive")
         if partitions < 1:
             raise ValueError("partitions must be at least 1")
+        if interim_tol is not None and interim_tol < tol:
+            raise ValueError("interim_tol must be at least tol")
         self.store = GraphStore(client, prefix)
-        self.alpha, self.tol, self.partitions, self.debounce = alpha, tol, partitions, debounce
+        self.publisher = RankPublisher(self.store, top_k)
+        self.alpha, self.tol, self.interim_tol, self.debounce = alpha, tol, interim_tol, debounce
+        self.partitions = partitions  # the live solver pushes host segments in one thread; kept for the settings
         self.teleport_urls = list(teleport_urls or [])
         self.progress = progress or Progress()
-        self._hosts: dict[int, HostEdges] | None = None
+        self.lease_ttl, self.lease_wait = lease_ttl, lease_wait
+        self.graph: LiveGraph | None = None
         self._offset: str | None = None
-        self._vectors: dict[int, np.ndarray] = {}
-        self._assignment: dict[int, int] = {}
+        self._final = True  # the last epoch this service published was a final one
+        self._urls: dict[int, str] = {}  # page number → URL, for the top list
+        self._published_sum: dict[int, float] = {}  # host → Σ of its published scores (norm = their sum)
 
     # -- graph ----------------------------------------------------------------------------
-    def _refresh(self, head: str) -> int:
-        """Bring the in-memory graph up to ``head``; returns how many hosts were (re)loaded."""
-        if (self._hosts is None or self._offset is None or self.store.stream_gap(self._offset)
-                or stream_id_key(head) < stream_id_key(self._offset)):  # trimmed, or the server lost data
-            self._hosts = self.store.load_hosts(self.store.all_host_ids())
-            return len(self._hosts)
-        _, changed = self.store.changes_since(self._offset, until=head)
-        self._hosts.update(self.store.load_hosts(sorted(changed)))
-        return len(changed)
-
-    def _teleport(self, graph: HostGraph) -> np.ndarray | None:
-        """The biasing set's teleport vector π_B (Kohlschütter Eq. 3.4), None for uniform."""
+    def _bias(self) -> list[tuple[int, int]] | None:
         if not self.teleport_urls:
             return None
-        known = {h: k for k, h in enumerate(graph.host_ids.tolist())}
-        pairs = [p for p in self.store.ids(self.teleport_urls, create=False) if p and p[0] in known]
-        idx = [graph.host_offsets[known[h]] + l for h, l in pairs if graph.host_offsets[known[h]] + l < graph.host_offsets[known[h] + 1]]
-        if not idx:
+        pairs = [p for p in self.store.ids(self.teleport_urls, create=False) if p]
+        if not pairs:
             raise ValueError("none of the teleport URLs is in the graph")
-        v = np.zeros(graph.n_pages)
-        v[np.unique(idx)] = 1.0
-        return v / v.sum()
+        return pairs
 
-    def _warm_start(self, graph: HostGraph, v: np.ndarray | None) -> np.ndarray | None:
-        """Last published ranks in graph order; new pages at their teleport share; renormalised."""
-        if not self._vectors:
-            return None
-        x0 = np.full(graph.n_pages, 1.0 / graph.n_pages) if v is None else v.copy()
-        for k, hid in enumerate(graph.host_ids.tolist()):
-            old = self._vectors.get(hid)
-            if old is not None:
-                lo, hi = graph.host_offsets[k], graph.host_offsets[k + 1]
-                m = min(len(old), hi - lo)
-                x0[lo : lo + m] = old[:m]
-        total = x0.sum()
-        return x0 / total if total > 0 else None
-
-    def _partition_of_hosts(self, graph: HostGraph) -> np.ndarray:
-        """Stable host → partition map: known hosts keep theirs, new ones go to the lightest."""
-        previous = np.array([self._assignment.get(h, -1) for h in graph.host_ids.tolist()], dtype=np.int64)
-        part = assign_partitions(np.diff(graph.host_offsets), self.partitions, previous if len(self._assignment) else None)
-        self._assignment = dict(zip(graph.host_ids.tolist(), part.tolist()))
-        return part
-
-    # -- solving --------------------------------------------------------------------------
-    def resume(self) -> None:
-        """Pick up the last published epoch: its stream offset and its vector for the warm start."""
+    def _load(self) -> int:
+        """Cold: every host, seeded with the published epoch's scores (residual recomputed exactly)."""
+        hosts = self.store.load_hosts(self.store.all_host_ids())
+        graph = LiveGraph.build(hosts, self.alpha, self._bias())
         state = current(self.store)
-        if state is not None:
-            self._vectors = load_vectors(self.store, state.epoch) or {}
+        vectors = load_vectors(self.store, state.epoch) if state else None
+        if vectors:
+            for hid, vec in vectors.items():
+                idx = graph.index.get(hid)
+                if idx is not None:
+                    m = min(len(idx), len(vec))
+                    graph.y[idx[:m]] = np.nan_to_num(vec[:m], nan=0.0)
+            graph.y[: graph.n][graph.excluded[: graph.n]] = 0.0
+            graph.reset_residual()
+        graph.dirty = set(graph.index)
+        self.graph, self._urls, self._published_sum = graph, {}, {}
+        return len(hosts)
+
+    def _refresh(self, head: str) -> int:
+        """Bring the in-memory graph up to ``head``; returns how many hosts were (re)loaded."""
+        if (self.graph is None or self._offset is None or self.graph.needs_rebuild
+                or self.store.stream_gap(self._offset)
+                or stream_id_key(head) < stream_id_key(self._offset)):  # trimmed, or the server lost data
+            return self._load()
+        _, changed = self.store.changes_since(self._offset, until=head)
+        if changed:
+            self.graph.apply(self.store.load_hosts(sorted(changed)))
+            if self.graph.needs_rebuild:
+                return self._load()
+        return len(changed)
+
+    # -- state ----------------------------------------------------------------------------
+    def resume(self) -> None:
+        """Pick up the last published epoch's stream offset (its scores seed the first load)."""
+        state = current(self.store)
+        if state is not None and self._offset is None:
             self._offset = state.offset
 
     def pending(self) -> bool:
-        """True if nothing is published yet or changes arrived after the published epoch."""
+        """True if nothing is published yet, changes arrived after the published epoch, or the
+        last epoch this service published was interim."""
         state = current(self.store)
-        return state is None or self.store.stream_head() != state.offset
+        return state is None or self.store.stream_head() != state.offset or not self._final
 
-    def solve_once(self) -> SolveReport | None:
-        """Load what changed, solve warm, publish an epoch. None when the graph is empty."""
+    # -- solving --------------------------------------------------------------------------
+    def _top(self, graph: LiveGraph) -> dict[str, float]:
+        y = graph.y[: graph.n]
+        k = min(self.publisher.top_k, graph.n)
+        best = np.argpartition(-y, k - 1)[:k] if k else np.zeros(0, np.int64)
+        best = best[y[best] > 0]
+        missing = [int(g) for g in best if int(g) not in self._urls]
+        self._urls = {g: self._urls[g] for g in best.tolist() if g in self._urls}
+        if missing:
+            urls = self.store.urls_of(graph.page_of(np.array(missing, dtype=np.int64)))
+            self._urls.update((g, u) for g, u in zip(missing, urls) if u is not None)
+        return {self._urls[g]: float(y[g]) for g in best.tolist() if g in self._urls}
+
+    def solve_once(self, final: bool = True) -> SolveReport | None:
+        """Apply what changed, solve to the bound, publish an epoch. None when the graph is empty
+        or another ranker holds the lease for longer than ``lease_wait``."""
         started = time.perf_counter()
-        if self._hosts is None:
-            self.resume()
-        head = self.store.stream_head()
-        reloaded = self._refresh(head)
-        graph = assemble(self._hosts or {})
-        if graph.n_pages == 0:
+        lease = Lease(self.store.client, self.store.keys, self.lease_ttl, self.lease_wait)
+        with lease as held:
+            if not held:
+                self.progress.waiting("another ranker is publishing; skipped")
+                return None
+            if self._offset is None:
+                self.resume()
+            head = self.store.stream_head()
+            reloaded = self._refresh(head)
             self._offset = head
-            return None
-        self.progress.loaded(graph.n_hosts, graph.n_pages, len(graph.src), reloaded)
-        v = self._teleport(graph)
-        x0 = self._warm_start(graph, v)
-        with self.progress.solving():
-            result = pagerank(graph, alpha=self.alpha, tol=self.tol, v=v, x0=x0, partitions=self._partition_of_hosts(graph))
-        stats = dict(
-            hosts=graph.n_hosts, pages=graph.n_pages, edges=len(graph.src),
-            iterations=result.iterations, residual=result.residual, alpha=self.alpha, tol=self.tol,
-        )
-        epoch = publish(self.store, graph, result.r, head, stats)
-        self._offset = head
-        self._vectors = {int(h): result.r[graph.host_offsets[k] : graph.host_offsets[k + 1]]
-                         for k, h in enumerate(graph.host_ids)}
-        report = SolveReport(epoch, graph.n_hosts, graph.n_pages, len(graph.src), reloaded,
-                             result.iterations, result.residual, time.perf_counter() - started)
+            graph = self.graph
+            assert graph is not None
+            if graph.n == 0:
+                return None
+            load_s = time.perf_counter() - started
+            edges = graph.n_links
+            self.progress.loaded(len(graph.index), graph.n, edges, reloaded)
+            tol = self.tol if final or self.interim_tol is None else self.interim_tol
+            solve_started = time.perf_counter()
+            with self.progress.solving():
+                state = graph.push(tol, MAX_ROUNDS)
+            solve_s = time.perf_counter() - solve_started
+            if state.bound > tol:
+                log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)
+            publish_started = time.perf_counter()
+            epoch, written, bound = self._publish(lease, graph, head, tol, state, final, edges)
+            self._final = final or self.interim_tol is None
+        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds, bound, bound <= tol,
+                             self._final, written, time.perf_counter() - started, load_s, solve_s,
+                             time.perf_counter() - publish_started, state.edges / max(edges, 1))
         self.progress.published(report)
         return report
 
+    def _hosts_to_publish(self, graph: LiveGraph, tol: float, solve_bound: float) -> tuple[set[int], float]:
+        """Hosts whose vectors must be rewritten, and the staleness Σ|y − y_published| left.
+
+        New and excluded pages always go out; of the hosts the solve moved, the most moved go out
+        until what stays unpublished fits the bound: ‖r_published − r*‖₁ ≤ solve bound +
+        2·staleness/norm ≤ tol (the same normalisation lemma as the solve's bound)."""
+        if self.publisher.full_publish_needed() or not self._published_sum:
+            return set(graph.index), 0.0
+        hosts = set(graph.dirty)
+        pending = sorted(((d, h) for h, d in graph.drift.items() if h not in hosts), reverse=True)
+        stale = sum(d for d, _ in pending)
+        budget = max(0.0, tol - solve_bound) * 0.5 * max(sum(self._published_sum.values()), 1e-300) / 2
+        for d, h in pending:
+            if stale <= budget:
+                break
+            hosts.add(h)
+            stale -= d
+        return hosts, max(stale, 0.0)
+
+    def _publish(self, lease: Lease, graph: LiveGraph, head: str, tol: float, state: Any, final: bool,
+                 edges: int) -> tuple[int, int, float]:
+        hosts, stale = self._hosts_to_publish(graph, tol, state.bound)
+        sums = {h: graph.host_sum(h) for h in hosts}
+        published_sum = {**self._published_sum, **sums}
+        norm = sum(published_sum.values())
+        bound = state.bound + 2.0 * stale / norm
+        previous = current(self.store)
+        unconverged = int(previous.fields.get("unconverged", 0)) if previous else 0
+        stats = dict(hosts=len(graph.index), pages=int((~graph.excluded[: graph.n]).sum()), edges=edges,
+                     iterations=state.rounds, error_bound=repr(bound), residual=repr(bound), solve_bound=repr(state.bound),
+                     tol=tol, converged=int(bound <= tol), unconverged=unconverged + (bound > tol), final=int(final),
+                     alpha=self.alpha)
+        epoch = self.publisher.publish(lease, hosts, graph.vector, norm, sums, self._top(graph), head, stats)
+        self._published_sum = published_sum
+        graph.dirty.clear()
+        for h in hosts:
+            graph.drift.pop(h, None)
+        return epoch, len(hosts), bound
+
+    def _quiet(self) -> bool:
+        """True when no change arrived during the last ``debounce`` seconds (server clock)."""
+        head = self.store.stream_head()
+        if head == "0-0":
+            return True
+        seconds, micros = self.store.client.time()
+        return seconds * 1000 + micros // 1000 - stream_id_key(head)[0] >= self.debounce * 1000
+
+    def _final_now(self) -> bool:
+        return self.interim_tol is None or self._quiet()
+
     def run(self, stop: threading.Event, poll_interval: float = 1.0) -> None:
-        """Solve whenever changes arrive (debounced) until ``stop`` is set."""
+        """Solve whenever changes arrive (debounced) until ``stop`` is set; while changes keep
+        coming, epochs are interim (``interim_tol``), then a final one follows."""
         while not stop.is_set():
             try:
-                if self._hosts is None:
-                    self.resume()
-                if self.pending() and self.solve_once() is not None:
+                self.resume()
+                if self.pending():
+                    final = self._final_now()
+                    state = current(self.store)
+                    if not final and state is not None and state.offset == self.store.stream_head():
+                        stop.wait(self.debounce)  # an interim epoch covers every change: wait for quiet
+                        continue
+                    if self.solve_once(final=final) is None:
+                        stop.wait(poll_interval)
                     continue
                 since = self._offset or "0-0"
                 last, _ = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000)))
                 if last != since and not stop.wait(self.debounce):
-                    self.solve_once()
+                    self.solve_once(final=self._final_now())
+            except LeaseLost as exc:
+                self.progress.waiting(f"{exc}; retrying")
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 self.progress.waiting(f"Redis unavailable ({exc}); retrying in {poll_interval:g} s")
                 stop.wait(poll_interval)

@@ -1,19 +1,31 @@
 """The Scrapy add-on: ``ADDONS = {"rankcrawl.settings.Addon": 0}`` turns rankcrawl on.
 
-It names components by dotted string only (``settings`` imports no other rankcrawl package) and
-writes at ``addon`` priority, so project, spider and command-line settings still win.
+It names components by dotted string (``settings`` imports no other rankcrawl package; the
+classes are loaded when the add-on runs), adds each only where the user's component dicts do
+not name it already (so a user's order or ``None`` stays), writes other settings at ``addon``
+priority only where nothing of higher priority set them, registers the bundled spider
+(``scrapy crawl rankcrawl``), and checks every ``RANKCRAWL_*`` value before the crawl (project and
+command-line values when the crawler process is made, a spider's own when its crawler starts): a
+bad one stops it with a ``SettingError`` naming the setting and its allowed values.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from rankcrawl.settings.defaults import DEFAULTS
+from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
 
-PIPELINES = {
-    "rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300,
-    "rankcrawl.pipelines.edge_pipeline.EdgePushPipeline": 800,
-}
+from rankcrawl.settings.config import RankcrawlConfig, SettingError
+from rankcrawl.settings.connection import retry_policy
+from rankcrawl.settings.defaults import DEFAULTS
+from rankcrawl.settings.keys import Keys
+
+SPIDER_MODULE = "rankcrawl.crawler.spider"
+PIPELINES = {"rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300}
+SPIDER_MIDDLEWARES = {"rankcrawl.crawler.follow.FollowMiddleware": 950}  # below the spider, above Depth (900),
+                                                                          # UrlLength (800) and Referer (700)
 DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40}
 EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500}
 USER_AGENT = "rankcrawl/0.1 (focused crawler; Scrapy)"
@@ -34,50 +46,72 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
     """scrapy-redis's shared scheduler and dupefilter under rankcrawl's key prefix.
 
     Its ``PriorityQueue`` is a sorted set scored by ``-request.priority``, so rankcrawl's rank-aware
-    priorities order the shared frontier. On a Redis Cluster, every frontier key lives on one slot
+    priorities order the shared frontier. Entries are JSON (``rankcrawl.crawler.frontier``), never
+    pickle, and an entry that is not a checked request is skipped. On a Redis Cluster, every frontier key lives on one slot
     (``{crawl}`` hash tag); the frontier is one hot key by design, the graph is the sharded part.
     """
     return {
         "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
         "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
         "SCHEDULER_PERSIST": True,
-        "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.PriorityQueue",
-        "SCHEDULER_QUEUE_KEY": f"{prefix}{{crawl}}:%(spider)s:requests",
-        "SCHEDULER_DUPEFILTER_KEY": f"{prefix}{{crawl}}:%(spider)s:dupefilter",
+        "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SafePriorityQueue",
+        "SCHEDULER_SERIALIZER": "rankcrawl.crawler.frontier",
+        "SCHEDULER_QUEUE_KEY": Keys(prefix).frontier,
+        "SCHEDULER_DUPEFILTER_KEY": Keys(prefix).dupefilter,
         "REDIS_URL": redis_url,
+        "REDIS_PARAMS": {"retry": retry_policy()},  # scrapy-redis makes its own client: same retry policy
     }
 
 
 class Addon:
-    """Enables rankcrawl's pipelines, safety middleware, ranker and priorities in one line."""
+    """Enables rankcrawl's analysis, edges, following, safety middleware and ranker in one line."""
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "Addon":
+    def update_pre_crawler_settings(cls, settings: Any) -> None:
+        """Check the project's and the command line's values (SettingError before any crawler exists)
+        and register the bundled spider: ``scrapy crawl rankcrawl`` in any project."""
+        RankcrawlConfig.from_settings(settings)
+        modules = settings.getlist("SPIDER_MODULES")
+        if SPIDER_MODULE not in modules:
+            settings.set("SPIDER_MODULES", [*modules, SPIDER_MODULE], priority=settings.getpriority("SPIDER_MODULES") or "addon")
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Addon:
         from scrapy.exceptions import NotConfigured
 
-        if not crawler.settings.getbool("RANKCRAWL_ENABLED", DEFAULTS["RANKCRAWL_ENABLED"]):
+        if not RankcrawlConfig.from_settings(crawler.settings).enabled:  # SettingError: the crawl does not start
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         return cls()
 
     def update_settings(self, settings: Any) -> None:
-        """Write rankcrawl's defaults, components and politeness at ``addon`` priority."""
-        for name, value in DEFAULTS.items():
-            settings.set(name, value, priority="addon")
-        for name, value in CRAWLING.items():
-            settings.set(name, value, priority="addon")
-        cap = settings.getint("RANKCRAWL_MAX_PAGE_BYTES")
-        settings.set("DOWNLOAD_WARNSIZE", cap, priority="addon")
-        settings.set("DOWNLOAD_MAXSIZE", 4 * cap, priority="addon")
-        for setting, components in (
-            ("ITEM_PIPELINES", PIPELINES),
-            ("DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES),
-            ("EXTENSIONS", EXTENSIONS),
-        ):
+        """rankcrawl's defaults, components and politeness wherever the user left them unset."""
+        config = RankcrawlConfig.from_settings(settings)
+        for name, value in {**DEFAULTS, **CRAWLING, "DOWNLOAD_WARNSIZE": config.max_page_bytes,
+                            "DOWNLOAD_MAXSIZE": 4 * config.max_page_bytes}.items():
+            set_unless_user(settings, name, value)
+        for setting, components in (("ITEM_PIPELINES", PIPELINES), ("SPIDER_MIDDLEWARES", SPIDER_MIDDLEWARES),
+                                    ("DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES), ("EXTENSIONS", EXTENSIONS)):
             for path, order in components.items():
-                settings[setting][path] = order
-        if settings.getbool("RANKCRAWL_DISTRIBUTED"):
-            for name, value in distributed_settings(redis_url(settings), settings.get("RANKCRAWL_KEY_PREFIX")).items():
-                settings.set(name, value, priority="addon")
+                settings.setdefault_in_component_priority_dict(setting, load_object(path), order)
+        check_extras(config)
+        if config.distributed:
+            for name, value in distributed_settings(redis_url(settings), config.key_prefix).items():
+                set_unless_user(settings, name, value)
+
+
+def check_extras(config: RankcrawlConfig) -> None:
+    """SettingError when a setting needs an optional dependency that is not installed."""
+    if config.distributed:
+        try:
+            importlib.import_module("scrapy_redis")
+        except ImportError:
+            raise SettingError("RANKCRAWL_DISTRIBUTED needs scrapy-redis: pip install 'rankcrawl[distributed]'") from None
+
+
+def set_unless_user(settings: Any, name: str, value: Any) -> None:
+    """Set ``name`` at ``addon`` priority unless a user (or another add-on) already set it."""
+    if (settings.getpriority(name) or 0) < SETTINGS_PRIORITIES["addon"]:
+        settings.set(name, value, priority="addon")
 
 
 def redis_url(settings: Any) -> str:

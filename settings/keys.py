@@ -1,12 +1,20 @@
-"""Redis key names of the graph store and the published ranks, in one place.
+"""The key registry: every Redis key rankcrawl writes, in one place (graph, ranks, site state,
+near-duplicate index, frontier).
 
 Global keys share the hash tag ``{g}`` and per-host keys carry ``{h<id>}``, so on a Redis
-Cluster every Lua script and every atomic update touches a single slot (SPEC §3).
+Cluster every Lua script and every atomic update touches a single slot (SPEC §3). Each method's
+docstring starts with the key's type; ``python -m rankcrawl.settings.keys docs/REDIS_KEYS.md``
+rewrites the table of docs/REDIS_KEYS.md from them.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+from rankcrawl.settings.generated_docs import replace_between
 
 DEFAULT_PREFIX = "rc:"
 
@@ -28,6 +36,10 @@ class Keys:
         """hash: HostID → host key."""
         return f"{self.prefix}{{g}}:hostnames"
 
+    def probe(self, token: str) -> str:
+        """string: a start-up probe's key, written then deleted at once (60 s TTL as a safety net)."""
+        return f"{self.prefix}{{g}}:probe:{token}"
+
     @property
     def changes(self) -> str:
         """stream: one entry per batch, field ``hosts`` = comma-separated changed HostIDs."""
@@ -35,16 +47,42 @@ class Keys:
 
     @property
     def ranks(self) -> str:
-        """hash: the published state — epoch, stream offset consumed, solve figures."""
+        """hash: the published state — epoch, previous, norm, stream offset consumed, error bound, figures."""
         return f"{self.prefix}{{g}}:ranks"
 
-    def epoch_hosts(self, epoch: int) -> str:
-        """string: packed uint32 HostIDs that have a rank vector in ``epoch``."""
-        return f"{self.prefix}{{g}}:ranks:hosts:{epoch}"
+    @property
+    def epoch_counter(self) -> str:
+        """string: the last epoch number handed out (INCR; numbers are never reused)."""
+        return f"{self.prefix}{{g}}:ranks:next"
 
-    def epoch_dropping(self, epoch: int) -> str:
-        """string: the host list of an epoch being deleted (renamed from ``epoch_hosts`` first)."""
+    @property
+    def attempts(self) -> str:
+        """set: epochs being written and not switched to yet (leftovers of a crash are cleaned)."""
+        return f"{self.prefix}{{g}}:ranks:attempts"
+
+    @property
+    def retired(self) -> str:
+        """set: epochs switched away from and not readable any more, still to be deleted."""
+        return f"{self.prefix}{{g}}:ranks:retired"
+
+    @property
+    def lease(self) -> str:
+        """string: token of the one ranker allowed to publish, with an expiry (SET NX PX)."""
+        return f"{self.prefix}{{g}}:ranks:lease"
+
+    def manifest(self, epoch: int) -> str:
+        """string: packed uint32 per HostID — the epoch whose rank key holds that host's vector
+        in ``epoch`` (0: none). Exists exactly while ``epoch`` is readable."""
+        return f"{self.prefix}{{g}}:ranks:manifest:{epoch}"
+
+    def dropping(self, epoch: int) -> str:
+        """string: the manifest of an epoch being deleted (renamed from ``manifest`` first)."""
         return f"{self.prefix}{{g}}:ranks:dropping:{epoch}"
+
+    def garbage(self, epoch: int) -> str:
+        """string: packed uint32 (HostID, epoch) pairs of rank keys that ``epoch`` still reads but
+        its successor replaced: deleted when ``epoch`` is dropped."""
+        return f"{self.prefix}{{g}}:ranks:garbage:{epoch}"
 
     def top(self, epoch: int) -> str:
         """zset: URL → rank, the best pages of ``epoch``."""
@@ -67,12 +105,21 @@ class Keys:
         """hash: LocalID → packed out-edges (uint32 HostID, uint32 LocalID, float32 weight)*."""
         return f"{self.prefix}{{h{hid}}}:out"
 
+    def gone(self, hid: int) -> str:
+        """set: LocalIDs of pages that answered 4xx/5xx: they leave the graph (no rank, no in-links)."""
+        return f"{self.prefix}{{h{hid}}}:gone"
+
+    def alias(self, hid: int) -> str:
+        """hash: LocalID of a redirecting URL → packed (uint32 HostID, uint32 LocalID) of its target."""
+        return f"{self.prefix}{{h{hid}}}:alias"
+
     def meta(self, hid: int) -> str:
         """hash: LocalID → JSON page metadata (present once the page was crawled/imported)."""
         return f"{self.prefix}{{h{hid}}}:meta"
 
     def rank(self, hid: int, epoch: int) -> str:
-        """string: packed float64 rank per LocalID of host ``hid`` in ``epoch``."""
+        """string: packed float64 per LocalID of host ``hid``, written in ``epoch``: the unnormalised
+        score y (rank = y / the state's ``norm``); NaN for pages outside the graph (gone, alias)."""
         return f"{self.prefix}{{h{hid}}}:rank:{epoch}"
 
     # -- site-level state (pipelines/sitestate.py) ------------------------------------------
@@ -108,3 +155,37 @@ class Keys:
     def site_df_n(self) -> str:
         """string: pages counted in ``site_df``."""
         return f"{self.prefix}site:{{g}}:dfn"
+
+    # -- distributed frontier (scrapy-redis; ``%(spider)s`` is filled in by it) -----------
+    @property
+    def frontier(self) -> str:
+        """zset: distributed mode: the shared frontier, one JSON request per member (never pickle), score −priority."""
+        return f"{self.prefix}{{crawl}}:%(spider)s:requests"
+
+    @property
+    def dupefilter(self) -> str:
+        """set: distributed mode: fingerprints of the requests already scheduled."""
+        return f"{self.prefix}{{crawl}}:%(spider)s:dupefilter"
+
+
+PLACEHOLDERS = {"hid": "<id>", "epoch": "<epoch>", "token": "<token>", "host": "<host>", "generation": "<0|1>"}
+TABLE_START = "<!-- keys table: generated by python -m rankcrawl.settings.keys docs/REDIS_KEYS.md -->"
+TABLE_END = "<!-- /keys table -->"
+
+
+def markdown(prefix: str = DEFAULT_PREFIX) -> str:
+    """The registry as a Markdown table: key pattern, type, content (from each docstring)."""
+    keys, rows = Keys(prefix), ["| key | type | content |", "|---|---|---|"]
+    for name, member in vars(Keys).items():
+        func = member.fget if isinstance(member, property) else member
+        if name.startswith("_") or not inspect.isfunction(func):
+            continue
+        args = [PLACEHOLDERS.get(p, f"<{p}>") for p in list(inspect.signature(func).parameters)[1:]]
+        key = func(keys, *args)
+        kind, _, content = " ".join((inspect.getdoc(func) or "").split()).partition(": ")
+        rows.append(f"| `{key.replace('%(spider)s', '<spider>')}` | {kind} | {content} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    replace_between(Path(sys.argv[1]), TABLE_START, TABLE_END, markdown())

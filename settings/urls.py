@@ -1,14 +1,17 @@
 """URL normalisation, in one place: what makes two links point at the same page.
 
-Lower-case scheme and host (IDNA-encoded), default port and fragment removed, empty path ``/``,
-percent-encoding made safe by w3lib (Scrapy's own URL library). Only http(s) URLs survive.
+w3lib's ``canonicalize_url`` — the rule Scrapy's request fingerprint (and so the frontier's
+duplicate filter) applies: query arguments sorted, percent-encoding normalised, fragment removed —
+then lower-case scheme and host (IDNA-encoded), default port removed, empty path ``/``. Two URLs
+are one graph node exactly when the duplicate filter treats them as one request. Only http(s)
+URLs survive.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from w3lib.url import safe_url_string
+from w3lib.url import canonicalize_url, safe_url_string
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -21,7 +24,7 @@ def normalize_url(url: str, base: str | None = None) -> str | None:
     try:
         if base:
             url = urljoin(base, url)
-        parts = urlsplit(safe_url_string(url))
+        parts = urlsplit(canonicalize_url(safe_url_string(url)))
         scheme = parts.scheme.lower()
         if scheme not in DEFAULT_PORTS or not parts.hostname:
             return None

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import redis
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install Scrapy's default (asyncio) reactor: Scrapy 2.14's ``get_crawler`` needs one installed."""
+    from scrapy.utils.reactor import install_reactor, is_reactor_installed
+
+    if not is_reactor_installed():
+        install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.decoding import decode_html, is_utf8
 
@@ -22,7 +24,7 @@ def test_shift_jis_from_meta_and_from_argument() -> None:
 
 
 def test_wrong_meta_charset_on_valid_utf8_gives_no_mojibake() -> None:
-    body = f'<meta charset="iso-8859-1"><p>{TEXT}</p>'.encode("utf-8")
+    body = f'<meta charset="iso-8859-1"><p>{TEXT}</p>'.encode()
     text, used = decode_html(body)
     assert TEXT in text and used == "utf-8"
     assert "Ã" not in text
@@ -39,12 +41,33 @@ def test_utf16_bom() -> None:
 
 
 def test_cut_multibyte_character_only_tolerated_when_truncated() -> None:
-    cut = "abc é".encode("utf-8")[:-1]
+    cut = "abc é".encode()[:-1]
     assert is_utf8(cut, truncated=True) and not is_utf8(cut)
     assert decode_html("<p>naïve café</p>".encode("latin-1"))[0].count("é") == 1
 
 
 def test_analyze_uses_the_decoded_text() -> None:
     words = " ".join(["Grüße aus München, schöne Stadt."] * 12)
-    doc = analyze(f'<meta charset="iso-8859-1"><body><p>{words}</p></body>'.encode("utf-8"), classifier="minwords")
+    doc = analyze(f'<meta charset="iso-8859-1"><body><p>{words}</p></body>'.encode(), classifier="minwords")
     assert "Grüße aus München" in doc.text and doc.encoding == "utf-8"
+
+
+@pytest.mark.parametrize("charset", ["hex", "rot13", "base64", "zlib", "uu", "undefined", "idna", "punycode",
+                                     "utf-7", "unicode_escape", "bogus-xx"])
+def test_unusable_declared_charsets_fall_back_instead_of_raising(charset: str) -> None:
+    body = f'<html><head><meta charset="{charset}"></head><body><p>caf\xe9 \\u0041 +AGE-</p>'.encode("latin-1")
+    for kwargs in ({}, {"encoding": charset}, {"content_type": f"text/html; charset={charset}"}):
+        text, used = decode_html(body, **kwargs)
+        assert "café \\u0041 +AGE-" in text and used == "cp1252", (kwargs, used)
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-32"])
+def test_wide_charset_in_an_ascii_meta_is_ignored(charset: str) -> None:
+    body = f'<html><head><meta charset="{charset}"></head><body><p>caf\xe9 \\u0041 +AGE-</p>'.encode("latin-1")
+    text, used = decode_html(body)
+    assert "café \\u0041 +AGE-" in text and used == "cp1252"
+
+
+def test_usable_declared_charset_still_wins_over_an_unusable_header() -> None:
+    text, used = decode_html(b"<meta charset=koi8-r><p>\xe9</p>", content_type="text/html; charset=hex")
+    assert used == "koi8-r" and "И" in text

@@ -13,7 +13,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.crawler.demoweb.web import TOPICS, DemoWeb, related_topics
+from rankcrawl.crawler.demoweb.vocabulary import TOPICS, related_topics
+from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.settings.urls import normalize_url, split_url
 
 

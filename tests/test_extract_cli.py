@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +89,88 @@ def test_huge_and_deep_pages_via_subprocess(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(rows) == 3 and "Rivers carry water" in rows[0]["text"] and rows[2]["links"] == []
     assert "truncated" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "extract", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_bogus_charsets_are_pages_not_crashes(tmp_path: Path) -> None:
+    files = []
+    for i, charset in enumerate(["hex", "rot13", "undefined", "idna", "no-such-charset", "utf-16"]):
+        f = tmp_path / f"p{i}.html"
+        f.write_bytes(page().replace("<head>", f'<head><meta charset="{charset}">').encode() + b"\xe9")
+        files.append(str(f))
+    result, rows = run(*files)
+    assert result.exit_code == 0, result.output
+    assert len(rows) == len(files) and all("Rivers carry water" in r["text"] for r in rows)
+
+
+def test_an_analysis_failure_is_one_line_and_the_batch_goes_on(tmp_path: Path, monkeypatch) -> None:
+    from rankcrawl.crawler.cli import extract as extract_module
+
+    real = extract_module.analyze_within
+
+    def failing(data, url, **kwargs):
+        if b"poison" in data:
+            raise LookupError("unknown encoding: poison\nsecond line")
+        return real(data, url, **kwargs)
+
+    monkeypatch.setattr(extract_module, "analyze_within", failing)
+    (tmp_path / "a.html").write_text(page().replace("River", "poison"))
+    (tmp_path / "b.html").write_text(page())
+    result, rows = run(str(tmp_path))
+    assert result.exit_code == 1
+    assert [Path(r["path"]).name for r in rows] == ["b.html"]
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("rankcrawl: error: ") and "a.html" in line and "LookupError" in line
+
+
+def test_nul_bytes_in_text_are_tolerated(tmp_path: Path) -> None:
+    f = tmp_path / "nul.html"
+    f.write_bytes(page().encode().replace(b"<h1>", b"\x00\x00<h1>").replace(b"water", b"wa\x00ter"))
+    result, rows = run(str(f))
+    assert result.exit_code == 0, result.output
+    assert "Rivers carry water" in rows[0]["text"]
+
+
+def test_fifo_and_devices_are_refused_without_reading(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    good = tmp_path / "good.html"
+    good.write_text(page())
+    proc = cli(str(fifo), "/dev/zero", str(good), timeout=30)  # a FIFO read would block forever
+    assert proc.returncode == 1
+    errors = proc.stderr.strip().splitlines()
+    assert len(errors) == 2 and all("not a regular file" in e for e in errors), proc.stderr
+    assert [json.loads(line)["path"] for line in proc.stdout.splitlines()] == [str(good)]
+
+
+def test_gzip_bomb_stops_at_the_page_cap(tmp_path: Path) -> None:
+    member = gzip.compress(b"<p>" + b"word " * 200_000, compresslevel=9)  # 1 MB of text in ~1 KB
+    bomb = tmp_path / "bomb.html.gz"
+    with bomb.open("wb") as f:
+        f.write(gzip.compress(b"<html><body>"))
+        for _ in range(2000):  # 2000 gzip members: 2 GB once inflated
+            f.write(member)
+    assert bomb.stat().st_size < 4_000_000
+    code = ("import resource, sys; from rankcrawl.crawler.cli.main import main\n"
+            "try:\n    main()\nfinally:\n"
+            "    print('maxrss_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, "extract", "--timeout", "0", str(bomb)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rss_mb = int(proc.stderr.split("maxrss_kb")[1]) / 1024
+    assert rss_mb < 600, rss_mb  # the whole bomb would need > 2 GB
+    assert "word word" in json.loads(proc.stdout)["text"]
+    assert "larger than the page size limit, truncated" in proc.stderr
+
+
+def test_hostile_file_names_stay_on_one_line(tmp_path: Path) -> None:
+    f = tmp_path / "bad\nname\x1b[31m.html"
+    f.write_bytes(b"")
+    result, _ = run(str(f))
+    assert result.exit_code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert "\\x0a" in line and "\x1b" not in line and "empty file" in line

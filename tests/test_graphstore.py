@@ -37,7 +37,7 @@ def test_pages_edges_and_dangling_targets(any_client):
     g = store.load_graph()
     assert g.n_hosts == 2 and g.n_pages == 3
     edges = sorted(zip(g.src.tolist(), g.dst.tolist(), g.weight.tolist()))
-    assert edges == [(0, 1, 1.0), (0, 2, 2.5), (1, 1, 1.0)]  # duplicates summed, bad links dropped, self-link kept
+    assert edges == [(0, 1, 1.0), (0, 2, 2.5)]  # duplicates summed, bad links and the self-link (SPEC §2.7) dropped
     assert store.meta("http://a.org/") == {"status": 200}
     assert store.meta("http://b.org/") is None  # linked, not crawled: a dangling page
     with pytest.raises(ValueError, match="not an http"):
@@ -85,11 +85,12 @@ def test_load_graph_of_some_hosts_and_vectorised_unpacking(any_client):
     store.put_pages(records, batch_size=37)
     g = store.load_graph()
     got = {(store.url_of(*pair(g, s)), store.url_of(*pair(g, d)), round(float(w), 3)) for s, d, w in zip(g.src, g.dst, g.weight)}
-    want = {(r.url, t, w) for r in records for t, w in merged(r.links)}
+    want = {(r.url, t, w) for r in records for t, w in merged(r.links) if t != r.url}  # no self-links
     assert got == want
     sub = store.load_graph([2])
     assert set(g.host_ids[np.searchsorted(g.host_offsets, sub.src, side="right") - 1].tolist()) <= set(g.host_ids.tolist())
-    assert len(sub.src) == sum(len(merged(r.links)) for r in records if r.url.startswith("http://h2.org/"))
+    assert len(sub.src) == sum(len([t for t in merged(r.links) if t[0] != r.url])
+                               for r in records if r.url.startswith("http://h2.org/"))
 
 
 def pair(g, i):
@@ -124,9 +125,46 @@ def test_concurrent_importer_processes_never_share_an_id(any_redis_url, any_clie
     store = GraphStore(any_client)
     hosts = {k.decode(): int(v) for k, v in any_client.hgetall(store.keys.hosts).items()}
     assert sorted(hosts.values()) == list(range(len(hosts))) == list(range(6))
-    for name, hid in hosts.items():
+    for hid in hosts.values():
         urls = {k.decode(): int(v) for k, v in any_client.hgetall(store.keys.urls(hid)).items()}
         paths = {int(k): v.decode() for k, v in any_client.hgetall(store.keys.paths(hid)).items()}
         assert sorted(urls.values()) == list(range(len(urls)))
         assert paths == {v: k for k, v in urls.items()}
     assert store.load_graph().n_pages == sum(any_client.hlen(store.keys.paths(h)) for h in hosts.values())
+
+
+def test_a_redirects_edges_land_on_its_target(any_client):
+    store = GraphStore(any_client)
+    store.put_pages([PageRecord("http://a.org/", [("http://a.org/old", 2.0), ("http://b.org/", 1.0)]),
+                     PageRecord("http://b.org/", [("http://a.org/old", 1.0)])])
+    store.put_redirect("http://a.org/old", "http://c.org/new")
+    store.put_pages([PageRecord("http://c.org/new", [("http://a.org/", 1.0)], {"status": 200})])
+    g = store.load_graph()
+    url = dict(zip(range(g.n_pages), store.urls_of(pairs(g))))
+    edges = sorted((url[s], url[d], w) for s, d, w in zip(g.src.tolist(), g.dst.tolist(), g.weight.tolist()))
+    assert edges == [("http://a.org/", "http://b.org/", 1.0), ("http://a.org/", "http://c.org/new", 2.0),
+                     ("http://b.org/", "http://c.org/new", 1.0), ("http://c.org/new", "http://a.org/", 1.0)]
+    assert [url[i] for i in np.flatnonzero(g.excluded)] == ["http://a.org/old"]
+    store.put_redirect("http://c.org/new", "http://a.org/old")  # a redirect loop: both leave the graph
+    g = store.load_graph()
+    assert set(store.urls_of(p for i, p in enumerate(pairs(g)) if g.excluded[i])) == {"http://a.org/old", "http://c.org/new"}
+    assert len(g.src) == 1  # only a -> b is left
+
+
+def test_a_page_answering_404_leaves_the_graph_and_comes_back(any_client):
+    store = GraphStore(any_client)
+    store.put_pages([PageRecord("http://a.org/", [("http://a.org/x", 1.0), ("http://a.org/y", 1.0)]),
+                     PageRecord("http://a.org/x", [("http://a.org/", 1.0)])])
+    store.put_pages([PageRecord("http://a.org/x", [("http://a.org/y", 1.0)], {"status": 404})])
+    g = store.load_graph()
+    assert g.excluded is not None and g.excluded.tolist() == [False, True, False]
+    assert sorted(zip(g.src.tolist(), g.dst.tolist())) == [(0, 2)]  # its out-links and in-links are gone
+    assert store.meta("http://a.org/x") == {"status": 404}
+    store.put_pages([PageRecord("http://a.org/x", [("http://a.org/", 1.0)], {"status": 200})])
+    g = store.load_graph()
+    assert g.excluded is None and sorted(zip(g.src.tolist(), g.dst.tolist())) == [(0, 1), (0, 2), (1, 0)]
+
+
+def pairs(g):
+    k = np.repeat(np.arange(g.n_hosts), np.diff(g.host_offsets))
+    return list(zip(g.host_ids[k].tolist(), (np.arange(g.n_pages) - g.host_offsets[k]).tolist()))

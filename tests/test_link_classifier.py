@@ -7,8 +7,10 @@ import pytest
 
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.document import Document, Link, TextBlock
-from rankcrawl.pipelines.link_features import LINK_FEATURES, href_features, link_features
-from rankcrawl.pipelines.trained_classifier import load_model, trained_proba
+from rankcrawl.pipelines.dom_features import PageContext
+from rankcrawl.pipelines.link_classifier import link_model
+from rankcrawl.pipelines.link_features import LINK_FEATURES, href_features, href_words, link_features
+from rankcrawl.pipelines.steps import PRESETS, PageState, run_steps
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
 
@@ -34,11 +36,21 @@ def test_href_features() -> None:
     assert href_features("http://[bad", "news.example", "/a") == (0.0, 0.0, 0.0, 0.0, 0.0)
 
 
+def test_href_words() -> None:
+    assert href_words("/account/login?next=/") == (1.0, 0.0, 0.0)
+    assert href_words("https://twitter.com/intent/tweet?u=x") == (0.0, 1.0, 0.0)
+    assert href_words("/tag/python/") == (0.0, 0.0, 1.0)
+    assert href_words("/2024/05/mill-rebuilt") == (0.0, 0.0, 0.0)
+
+
+def analysed(html: str, url: str | None) -> PageState:
+    return run_steps(PRESETS["trained-blocks"], PageState(html, url))
+
+
 def test_link_features_rows_follow_block_anchors() -> None:
-    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a", classifier="numwords")
-    proba = trained_proba(doc.blocks)
-    x = link_features(doc.blocks, proba, doc.url)
-    anchors = [el for b in doc.blocks for el in b.anchors]
+    state = analysed(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a")
+    x = link_features(state.blocks, state.proba, state.context, state.page_features)
+    anchors = [el for b in state.blocks for el in b.anchors]
     assert x.shape == (len(anchors), len(LINK_FEATURES)) and np.isfinite(x).all()
     hrefs = [el.get("href") for el in anchors]
     menu, story, top, share = (hrefs.index(h) for h in ("/section/0", "/story/2", "#top", "https://social.example/share"))
@@ -47,16 +59,19 @@ def test_link_features_rows_follow_block_anchors() -> None:
     assert x[top, column("href_fragment")] == 1.0 and x[share, column("href_other_host")] == 1.0
     assert x[story, column("anchor_log_words")] == pytest.approx(np.log1p(3))
     assert x[story, column("p_block")] > x[menu, column("p_block")]
+    assert x[menu, column("anchor_role_nav")] == 1.0 and x[story, column("anchor_role_nav")] == 0.0
+    assert x[menu, column("list_log_size")] == pytest.approx(np.log1p(8))
+    assert x[story, column("in_region")] == 1.0 and x[menu, column("in_region")] == 0.0
 
 
 def test_no_anchor_no_rows() -> None:
-    doc = analyze("<p>" + SENTENCE + "</p>", classifier="numwords")
-    assert link_features(doc.blocks, trained_proba(doc.blocks), None).shape == (0, len(LINK_FEATURES))
+    state = analysed("<p>" + SENTENCE + "</p>", None)
+    assert link_features(state.blocks, state.proba, PageContext()).shape == (0, len(LINK_FEATURES))
 
 
 def test_shipped_model_keeps_body_links_and_drops_navigation() -> None:
-    assert load_model("links", LINK_FEATURES).features == LINK_FEATURES
-    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a", classifier="trained-links")
+    assert link_model().features == LINK_FEATURES
+    doc = analyze(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a")
     assert doc.link_content is not None
     urls = [link.url for link in doc.links]
     assert "http://news.example/story/2" in urls

@@ -6,9 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from rankcrawl.crawler.cli.main import main
+from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.ranker.store.queries import RankQueries
-from rankcrawl.ranker.service import RankerService
 
 EDGES = """http://a.org/\thttp://b.org/
 http://a.org/\thttp://a.org/x\t2.5

@@ -13,11 +13,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankcrawl.ranker.store.epochs import current
-from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
-from rankcrawl.ranker.partitioned_pagerank import pagerank
-from rankcrawl.ranker.store.queries import RankQueries
+from rankcrawl.ranker.pagerank import solve as pagerank
 from rankcrawl.ranker.service import RankerService
+from rankcrawl.ranker.store.epochs import current, manifest
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.queries import RankQueries
 
 TOL = 1e-13
 
@@ -47,7 +47,8 @@ def networkx_ranks(records: list[PageRecord], alpha: float = 0.85, bias: list[st
     for rec in records:
         g.add_node(rec.url)
         for t, w in rec.links:
-            g.add_edge(rec.url, t, weight=g.get_edge_data(rec.url, t, {"weight": 0.0})["weight"] + w)
+            if t != rec.url:  # a link to the page itself is not an edge (SPEC §2.7)
+                g.add_edge(rec.url, t, weight=g.get_edge_data(rec.url, t, {"weight": 0.0})["weight"] + w)
     pers = {u: 1.0 for u in bias} if bias else None
     return nx.pagerank(g, alpha=alpha, personalization=pers, dangling=pers, tol=1e-15, max_iter=10_000)
 
@@ -79,7 +80,7 @@ def test_warm_start_equals_cold_and_reloads_only_changed_hosts(any_client):
              PageRecord("http://h3.org/p0", [("http://newhost.org/", 1.0), ("http://newhost.org/a", 1.0)])]
     store.put_pages(added)
     warm = service.solve_once()
-    assert warm.reloaded_hosts == 4  # newhost.org, h1, h2, h3 — not all 11
+    assert warm.reloaded_hosts == 2  # newhost.org (new pages) and h3 (new links) — not all 11
     cold = pagerank(store.load_graph(), tol=TOL)
     assert warm.iterations < cold.iterations and warm.iterations < cold_first.iterations
     ours = dict(RankQueries(any_client).export())
@@ -134,8 +135,12 @@ def test_readers_always_see_one_complete_epoch(any_client):
     assert not problems, problems[:3]
     assert reads[0] >= 20
     last = current(store).epoch
-    kept = [e for e in range(1, last + 2) if any_client.exists(store.keys.epoch_hosts(e), store.keys.top(e), store.keys.rank(0, e))]
-    assert kept == [last - 1, last]  # current + previous only
+    previous = current(store).previous
+    kept = [e for e in range(1, last + 2) if any_client.exists(store.keys.manifest(e), store.keys.top(e))]
+    assert kept == [previous, last]  # current + previous only
+    rank_keys = {k.decode() for k in any_client.scan_iter(match="rc:{h*}:rank:*")}
+    named = {store.keys.rank(h, int(m[h])) for e in kept for m in [manifest(store, e)] for h in np.flatnonzero(m)}
+    assert rank_keys == named  # no rank key outlives the epochs that read it
 
 
 def test_run_loop_follows_changes_and_stops(any_client):

@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
-from scrapy import Request
+from scrapy import Request, Spider
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.test import get_crawler
+from twisted.internet.error import DNSLookupError
 
-from rankcrawl.crawler.safety import SafetyMiddleware, is_public, literal_addresses, resolve
+from rankcrawl.crawler.safety import CACHE_TTL, SafetyMiddleware, is_public, literal_addresses, resolve
 
 
 @pytest.mark.parametrize("address", [
     "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "224.0.0.1", "0.0.0.0",
     "100.64.0.1", "240.0.0.1", "255.255.255.255", "::1", "fe80::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1",
     "fe80::1%eth0",
+    # IPv6 transition and mapped forms of private IPv4 addresses, judged by the IPv4 they carry
+    "::ffff:10.0.0.1", "::ffff:0:7f00:1", "::7f00:1", "::a9fe:a9fe", "2002:7f00:1::", "2002:a9fe:a9fe::1",
+    "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b::a00:1", "64:ff9b:1::808:808",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:0:7f00:1::808:808", "fec0::1", "::", "::2",
 ])
 def test_non_public_addresses(address: str) -> None:
     assert not is_public(address)
 
 
-@pytest.mark.parametrize("address", ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+@pytest.mark.parametrize("address", ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8",
+                                     "2002:808:808::1", "64:ff9b::808:808"])
 def test_public_addresses(address: str) -> None:
     assert is_public(address)
 
@@ -63,3 +71,81 @@ def test_middleware_hands_name_lookups_to_a_thread() -> None:
     awaited = coro.send(None)  # the name lookup is handed to a thread: the coroutine yields
     coro.close()
     assert awaited is not None  # crawls resolving names are covered end to end (test_crawl_e2e)
+
+
+def middleware(lookup=None, **settings):
+    crawler = get_crawler(settings_dict=settings)
+    crawler.stats.open_spider()
+    mw = SafetyMiddleware.from_crawler(crawler)
+    if lookup is not None:
+        mw.lookup = lookup
+    return mw, crawler.stats
+
+
+async def unresolvable(host: str) -> list[str]:
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+
+def test_unresolvable_names_fail_closed_and_go_to_the_retry_middleware() -> None:
+    mw, stats = middleware(unresolvable)
+    with pytest.raises(DNSLookupError, match="cannot be resolved") as refused:
+        run(mw, "http://no-such-host.invalid/")
+    assert stats.get_value("rankcrawl/safety/unresolved") == 1
+    from scrapy.downloadermiddlewares.retry import RetryMiddleware
+
+    crawler = get_crawler(Spider)
+    crawler.spider = Spider.from_crawler(crawler, name="t")
+    retry = RetryMiddleware.from_crawler(crawler).process_exception(Request("http://no-such-host.invalid/"), refused.value)
+    assert isinstance(retry, Request) and retry.meta["retry_times"] == 1  # retried like any DNS failure
+    mw.lookup = resolves_to("8.8.8.8")
+    run(mw, "http://no-such-host.invalid/")  # a failed lookup is not cached: the next one is asked again
+
+
+def test_fail_open_setting_leaves_unresolvable_names_to_the_downloader() -> None:
+    mw, stats = middleware(unresolvable, RANKCRAWL_SSRF_FAIL_OPEN=True)
+    run(mw, "http://no-such-host.invalid/")
+    assert not stats.get_value("rankcrawl/safety/unresolved")
+
+
+def resolves_to(*addresses: str):
+    calls = []
+
+    async def lookup(host: str) -> list[str]:
+        calls.append(host)
+        return list(addresses)
+
+    lookup.calls = calls
+    return lookup
+
+
+def test_names_resolving_to_any_private_address_are_refused() -> None:
+    mw, stats = middleware(resolves_to("8.8.8.8", "2002:7f00:1::"))
+    with pytest.raises(IgnoreRequest):
+        run(mw, "http://rebind.example/")
+    assert stats.get_value("rankcrawl/safety/refused") == 1
+
+
+def test_verdicts_are_cached_for_a_limited_time() -> None:
+    lookup = resolves_to("8.8.8.8")
+    mw, _ = middleware(lookup)
+    now = [1000.0]
+    mw.clock = lambda: now[0]
+    run(mw, "http://a.example/")
+    run(mw, "http://a.example/x")
+    assert lookup.calls == ["a.example"]
+    now[0] += CACHE_TTL + 1
+    run(mw, "http://a.example/y")
+    assert lookup.calls == ["a.example", "a.example"]
+
+
+def test_crawl_of_an_unresolvable_name_sends_nothing_and_counts_it(redis_url: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "crawl",
+                           "http://no-such-host.invalid/", "--redis-url", redis_url, "-s", "LOG_LEVEL=ERROR",
+                           "-s", "RANKCRAWL_RANKER=False", "-s", "RETRY_TIMES=1"], capture_output=True, text=True, timeout=120)
+    stats = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
+    assert stats.get("rankcrawl/safety/unresolved") == "2"  # first try + one retry, both refused before any request
+    assert "no-such-host.invalid cannot be resolved" in proc.stderr and "not requested" in proc.stderr
+    assert stats.get("finish_reason") == "finished"  # Scrapy logs the given-up request as for any DNS error

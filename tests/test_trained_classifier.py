@@ -1,4 +1,4 @@
-"""The trained classifier: numpy tree inference, the shipped model, label alignment for training."""
+"""The trained block classifier: vectorised tree inference, the shipped model, features, training labels."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ import pytest
 
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.classifiers import get_classifier
+from rankcrawl.pipelines.dom_features import PageContext
 from rankcrawl.pipelines.trained_classifier import (
     ALL_FEATURES,
     PAGE_FEATURES,
-    TreeEnsemble,
-    load_model,
-    page_features,
+    REGION_FEATURES,
+    block_model,
+    block_region_features,
     trained_features,
 )
+from rankcrawl.pipelines.trees import TreeEnsemble
 
 
 def tiny_ensemble() -> TreeEnsemble:
@@ -44,16 +46,58 @@ def test_tree_walk_matches_hand_computation() -> None:
     assert model.proba(x) == pytest.approx(1 / (1 + np.exp(-expected)))
 
 
+def random_ensemble(rng: np.random.Generator, n_trees: int, n_features: int, max_depth: int) -> dict:
+    """Trees of random shape (leaves at every depth up to ``max_depth``) as model JSON."""
+    feature, threshold, left, right, value, roots = [], [], [], [], [], []
+    for _ in range(n_trees):
+        roots.append(len(feature))
+        todo = [(len(feature), 0)]
+        feature.append(0), threshold.append(0.0), left.append(-1), right.append(-1), value.append(0.0)
+        while todo:
+            node, depth = todo.pop()
+            if depth < max_depth and (depth == 0 or rng.random() < 0.7):
+                feature[node], threshold[node] = int(rng.integers(n_features)), float(rng.normal())
+                for side in (left, right):
+                    side[node] = len(feature)
+                    todo.append((len(feature), depth + 1))
+                    feature.append(0), threshold.append(0.0), left.append(-1), right.append(-1), value.append(0.0)
+            else:
+                value[node] = float(rng.normal())
+    return {"features": [f"f{i}" for i in range(n_features)], "bias": 0.3, "learning_rate": 0.7,
+            "threshold": 0.5, "float32": False,
+            "trees": {"feature": feature, "threshold": threshold, "left": left, "right": right,
+                      "value": value, "roots": roots, "depth": max_depth}}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_vectorised_inference_equals_per_node_traversal(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    model = TreeEnsemble.from_json(random_ensemble(rng, n_trees=25, n_features=6, max_depth=int(rng.integers(1, 8))))
+    x = rng.normal(size=(300, 6))
+    x[::7] = np.round(x[::7], 1)        # values on or near thresholds too
+    assert model.decision(x) == pytest.approx(model.reference_decision(x), abs=1e-12)
+    shipped = block_model()
+    x = rng.normal(scale=3.0, size=(200, len(ALL_FEATURES)))
+    assert shipped.decision(x) == pytest.approx(shipped.reference_decision(x), abs=1e-9)
+
+
+def test_deeper_trees_than_stated_are_refused() -> None:
+    data = random_ensemble(np.random.default_rng(1), n_trees=3, n_features=2, max_depth=4)
+    data["trees"]["depth"] = 1
+    with pytest.raises(ValueError):
+        TreeEnsemble.from_json(data)
+
+
 def test_export_matches_scikit_learn() -> None:
     pytest.importorskip("sklearn")
-    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
     from bench.train_classifier import export
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, len(ALL_FEATURES)))
     y = (x[:, 0] + 0.5 * x[:, 3] * x[:, 7] > 0).astype(int)
-    sk = GradientBoostingClassifier(n_estimators=30, max_depth=3, random_state=0).fit(x, y)
+    sk = HistGradientBoostingClassifier(max_iter=30, max_depth=4, random_state=0).fit(x, y)
     ours = TreeEnsemble.from_json(json.loads(json.dumps(export(sk, 0.5, {}))))
     assert ours.decision(x) == pytest.approx(sk.decision_function(x), abs=1e-9)
 
@@ -70,10 +114,10 @@ def page(paragraphs: int = 4) -> str:
             f"<div class='article'><h1>The old mill</h1>{body}</div>{foot}</body></html>")
 
 
-def test_shipped_model_loads_and_is_registered() -> None:
-    model = load_model()
+def test_shipped_model_loads_and_is_listed() -> None:
+    model = block_model()
     assert model.features == ALL_FEATURES
-    assert model.roots.size > 10 and 0.0 < model.threshold_proba < 1.0
+    assert model.feature.shape[0] > 10 and 0.0 < model.threshold_proba < 1.0
     assert get_classifier("trained") is not None
 
 
@@ -84,14 +128,18 @@ def test_trained_keeps_article_and_drops_navigation() -> None:
     assert not any("/section/" in link.url for link in doc.links)
 
 
-def test_page_features_shape_and_values() -> None:
+def test_region_and_page_features_shape_and_values() -> None:
     doc = analyze(page(2), url="http://example.org/mill", classifier="numwords")
-    f = page_features(doc.blocks)
-    assert f.shape == (len(doc.blocks), len(PAGE_FEATURES))
-    assert np.isfinite(f).all()
-    share = f[:, PAGE_FEATURES.index("words_share")]
+    f, p = block_region_features(doc.blocks, PageContext(doc.root, doc.url))
+    assert f.shape == (len(doc.blocks), len(REGION_FEATURES)) and p.shape == (len(PAGE_FEATURES),)
+    assert np.isfinite(f).all() and np.isfinite(p).all()
+    share = f[:, REGION_FEATURES.index("words_share")]
     assert share.sum() == pytest.approx(1.0)
-    assert f[:, PAGE_FEATURES.index("words_vs_largest")].max() == pytest.approx(1.0)
+    assert f[:, REGION_FEATURES.index("words_vs_largest")].max() == pytest.approx(1.0)
+    nav = next(i for i, b in enumerate(doc.blocks) if b.text.startswith("Section"))
+    body = next(i for i, b in enumerate(doc.blocks) if "rebuilt" in b.text)
+    assert f[nav, REGION_FEATURES.index("role_nav")] == 1.0 and f[body, REGION_FEATURES.index("role_nav")] == 0.0
+    assert f[body, REGION_FEATURES.index("role_article")] == 1.0
     assert trained_features(doc.blocks).shape == (len(doc.blocks), len(ALL_FEATURES))
 
 

@@ -1,4 +1,8 @@
-"""``rankcrawl crawl SEED_URL... [--max-pages N] [-s NAME=VALUE] [--redis-url URL]`` (SPEC §6)."""
+"""``rankcrawl crawl SEED_URL... [--max-pages N] [-s NAME=VALUE] [--redis-url URL]`` (SPEC §6).
+
+Exits non-zero with one line for a bad setting, an unreachable, full or read-only Redis, a crawl
+that ended for another reason than its frontier or page budget, or pages not stored by the end.
+"""
 
 from __future__ import annotations
 
@@ -37,3 +41,6 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     click.echo(f"finish_reason\t{reason}")
     if reason not in ("finished", "page_budget"):
         raise UserError(f"crawl ended: {reason or 'unknown reason'}")
+    pages, edges = stats.get("rankcrawl/pages/unflushed", 0), stats.get("rankcrawl/edges/unflushed", 0)
+    if pages or edges:
+        raise UserError(f"{pages} pages ({edges} edges) could not be stored in Redis before the flush timeout")

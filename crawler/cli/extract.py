@@ -1,28 +1,57 @@
-"""``rankcrawl extract``: page analysis of local HTML files as JSON Lines."""
+"""``rankcrawl extract``: page analysis of local HTML files as JSON Lines.
+
+Every file is read the same way whatever it holds: only regular files (a FIFO or a device is
+refused, never opened for reading), at most the page byte cap (``.gz`` files are decompressed as a
+stream up to that cap, so a gzip bomb stops there), NUL bytes dropped when the rest is text, and
+analysed within the time budget (``--timeout``). A file that fails gets one line on stderr and the
+batch goes on; the exit code is 1 if any file failed.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
+import stat
 import sys
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
-from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
+from rankcrawl.pipelines.budget import PREFIX_SHARE, analyze_within
+from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
+WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 (and UTF-32 LE) byte order marks: NULs are text there
+SNIFF_BYTES = 65536
+CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x1b") + b"\x7f"
+"""C0 controls that never occur in text (ESC stays: ISO-2022 pages use it); NUL is judged apart."""
+MAX_CONTROL_SHARE = 0.02
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class PageError(ValueError):
+    """A file that cannot be analysed (one-line reason)."""
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` with control characters escaped (a hostile file name cannot break the line), cut at ``limit``."""
+    text = UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def html_files(paths: tuple[str, ...]) -> list[tuple[Path, str | None]]:
-    """(file, problem) for every PATH: files as given, folders recursed (sorted)."""
+    """(file, problem) for every PATH: files as given, folders recursed (sorted, regular files only)."""
     out: list[tuple[Path, str | None]] = []
     for p in map(Path, paths):
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(HTML_SUFFIXES))
             out.extend((f, None) for f in found)
-        elif p.exists():
+        elif p.exists() or p.is_symlink():
             out.append((p, None))
         else:
             out.append((p, "no such file or folder"))
@@ -34,42 +63,119 @@ def read_map(path: str) -> dict[Path, str]:
     table: dict[Path, str] = {}
     folder = Path(path).resolve().parent
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read map {path}: {exc}") from None
+        with open_regular(Path(path)) as f:
+            lines = f.read().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError, PageError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise click.ClickException(one_line(f"cannot read map {path}: {reason}")) from None
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         name, sep, url = line.partition("\t")
         if not sep or not url.strip():
-            raise click.ClickException(f"{path}:{n}: expected path<TAB>url")
+            raise click.ClickException(one_line(f"{path}:{n}: expected path<TAB>url"))
         table.setdefault((folder / name).resolve(), url.strip())
         table[Path(name).resolve()] = url.strip()
     return table
 
 
-def read_page(path: Path) -> bytes:
-    """The HTML bytes of a file (gunzipped for .gz); ValueError for empty or binary files."""
-    data = path.read_bytes()
-    if path.name.lower().endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ValueError(f"not a valid gzip file ({exc})") from None
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file; PageError for a FIFO, device or socket.
+
+    It is opened without blocking and checked with ``fstat`` before a byte is read, so a FIFO
+    (which would wait for a writer) or ``/dev/zero`` (endless) is refused, not read.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        f.close()
+        raise PageError("not a regular file (FIFO, device or socket): refused")
+    return f
+
+
+def looks_binary(sample: bytes) -> bool:
+    """True when ``sample`` is not text: NUL bytes aside, over 2 % control bytes (or nothing else)."""
+    if sample.startswith(WIDE_BOMS):
+        return False
+    rest = sample.replace(b"\x00", b"")
+    if not rest:
+        return True
+    controls = len(rest) - len(rest.translate(None, CONTROL_BYTES))
+    return controls > MAX_CONTROL_SHARE * len(rest)
+
+
+def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of HTML from a regular file (``.gz``: decompressed), NUL bytes dropped
+    when the rest is text; PageError for empty, binary or broken gzip files."""
+    with open_regular(path) as f:
+        if not path.name.lower().endswith(".gz"):
+            data = f.read(max_bytes + 1)
+        else:
+            try:
+                with gzip.GzipFile(fileobj=f) as g:
+                    data = g.read(max_bytes + 1)  # decompressed as a stream: stops at the cap
+            except (OSError, EOFError, zlib.error) as exc:
+                raise PageError(f"not a valid gzip file ({exc})") from None
     if not data.strip():
-        raise ValueError("empty file")
-    head = data[:8192]
-    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ValueError("binary file, not HTML")
+        raise PageError("empty file")
+    if looks_binary(data[:SNIFF_BYTES]):
+        raise PageError("binary file, not HTML")
+    if not data.startswith(WIDE_BOMS) and b"\x00" in data:
+        data = data.replace(b"\x00", b"")  # as an HTML parser does; the cut at max_bytes stays visible to analyze
+        if not data.strip():
+            raise PageError("empty file")
     return data
+
+
+def extract_file(path: Path, url: str | None, timeout: float,
+                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> tuple[str | None, list[str]]:
+    """(JSON line or None, stderr lines) for one file; never raises for a bad file."""
+    shown = one_line(str(path))
+    try:
+        data = read_page(path, max_bytes)
+        result = analyze_within(data, url, max_bytes=max_bytes, timeout=timeout)
+    except OSError as exc:
+        return None, [f"rankcrawl: error: {shown}: {one_line(exc.strerror or str(exc))}"]
+    except PageError as exc:
+        return None, [f"rankcrawl: error: {shown}: {one_line(str(exc))}"]
+    except (RecursionError, MemoryError) as exc:
+        return None, [f"rankcrawl: error: {shown}: too complex to analyse ({type(exc).__name__})"]
+    except Exception as exc:  # noqa: BLE001 - one bad page must not stop the batch; the line names the cause
+        return None, [f"rankcrawl: error: {shown}: analysis failed: {type(exc).__name__}: {one_line(str(exc))}"]
+    doc = result.doc
+    if doc is None:
+        return None, [f"rankcrawl: error: {shown}: analysis over the {timeout:g} s budget, skipped"]
+    notes = []
+    if result.outcome == "prefix":
+        notes.append(f"rankcrawl: warning: {shown}: analysis over the {timeout:g} s budget, "
+                     f"only its first {PREFIX_SHARE:.1%} analysed")
+    elif doc.truncated:
+        notes.append(f"rankcrawl: warning: {shown}: larger than the page size limit, truncated")
+    row = doc.to_json(str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+    line = json.dumps(row, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (e.g. from a character reference): escape it
+        line = json.dumps(row)
+    return line, notes
+
+
+def resolved(path: Path) -> Path | None:
+    """``path.resolve()``, or None when it cannot be resolved (a symlink loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 @click.command("extract")
 @click.option("--urls-from", "urls_from", type=click.Path(dir_okay=False), default=None,
               help="TSV file of path<TAB>url giving each page's URL (to resolve its links).")
 @click.option("--url", default=None, help="URL of the page(s) not listed in --urls-from.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"],
+              show_default=True, help="Seconds of analysis per file (then its prefix, else skipped); 0 = no limit.")
 @click.argument("paths", nargs=-1, required=True)
-def extract(urls_from: str | None, url: str | None, paths: tuple[str, ...]) -> None:
+def extract(urls_from: str | None, url: str | None, timeout: float, paths: tuple[str, ...]) -> None:
     """Main text, title and content links of HTML files as JSON Lines (one object per file).
 
     PATH: .html/.htm/.html.gz files, or folders (searched recursively, sorted).
@@ -78,21 +184,17 @@ def extract(urls_from: str | None, url: str | None, paths: tuple[str, ...]) -> N
     failed = 0
     out = sys.stdout
     for path, problem in html_files(paths):
-        try:
-            if problem:
-                raise ValueError(problem)
-            data = read_page(path)
-            page_url = urls.get(path.resolve(), url)
-            doc = analyze(data, page_url)
-        except (OSError, ValueError) as exc:
+        if problem:
+            row, notes = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
+        else:
+            where = resolved(path)
+            row, notes = extract_file(path, urls.get(where, url) if where else url, timeout)
+        for note in notes:
+            click.echo(note, err=True)
+        if row is None:
             failed += 1
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            click.echo(f"rankcrawl: error: {path}: {reason}", err=True)
             continue
-        if doc.truncated:
-            click.echo(f"rankcrawl: warning: {path}: larger than the page size limit, truncated", err=True)
-        out.write(json.dumps(doc.to_json(str(path)), ensure_ascii=False) + "\n")
+        out.write(row + "\n")
     out.flush()
     if failed:
         raise SystemExit(1)
-

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 import redis
 
-from rankcrawl.settings.connection import RedisUnavailable
+from rankcrawl.settings.connection import RedisUnavailable, resolve_redis_url, scrub
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,20 +30,22 @@ class UserError(click.ClickException):
 
 
 def one_line_errors(func: F) -> F:
-    """Turn expected failures (Redis down, unreadable input) into ``UserError``; no tracebacks."""
+    """Turn expected failures (Redis down, unreadable input) into ``UserError``; no tracebacks, and no
+    password of the command's Redis URL in the message."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        url = resolve_redis_url(kwargs.get("redis_url"))
         try:
             return func(*args, **kwargs)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except RedisUnavailable as exc:
-            raise UserError(str(exc)) from None
+            raise UserError(scrub(str(exc), url)) from None
         except redis.RedisError as exc:
-            raise UserError(f"Redis: {exc}") from None
+            raise UserError(scrub(f"Redis: {exc}", url)) from None
         except (OSError, ValueError) as exc:
-            raise UserError(str(exc)) from None
+            raise UserError(scrub(str(exc), url)) from None
         except KeyboardInterrupt:
             sys.exit(130)
 

@@ -3,58 +3,24 @@
 from __future__ import annotations
 
 import logging
-import math
 import sys
 import threading
-from collections import defaultdict
-from typing import Iterable, TextIO
+from typing import TextIO
 
 import click
 
-from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
-from rankcrawl.settings.keys import DEFAULT_PREFIX
-from rankcrawl.ranker.store.queries import RankQueries
-from rankcrawl.ranker.service import RankerService
-from rankcrawl.settings.urls import normalize_url
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
-from rankcrawl.settings.connection import connect
+from rankcrawl.ranker.service import RankerService
+from rankcrawl.ranker.store.bulk import import_edges
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.queries import RankQueries
+from rankcrawl.settings.connection import connect, probe_writable
+from rankcrawl.settings.keys import DEFAULT_PREFIX
 
 prefix_option = click.option(
     "--key-prefix", envvar="RANKCRAWL_KEY_PREFIX", default=DEFAULT_PREFIX, show_default=True,
     help="Prefix of every Redis key rankcrawl uses.",
 )
-
-
-def parse_edges(lines: Iterable[str], err: TextIO) -> tuple[dict[str, list[tuple[str, float]]], int]:
-    """Links per source URL from ``src<TAB>dst[<TAB>weight]`` lines; bad lines reported, counted."""
-    links: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    bad = 0
-    for number, line in enumerate(lines, 1):
-        line = line.rstrip("\r\n")
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        problem = None
-        if len(fields) not in (2, 3):
-            problem = f"expected 2 or 3 tab-separated fields, got {len(fields)}"
-        else:
-            src, dst = normalize_url(fields[0]), normalize_url(fields[1])
-            weight = 1.0
-            if len(fields) == 3:
-                try:
-                    weight = float(fields[2])
-                except ValueError:
-                    weight = math.nan
-            if src is None or dst is None:
-                problem = f"not an http(s) URL: {fields[0] if src is None else fields[1]!r}"
-            elif not (math.isfinite(weight) and weight > 0):
-                problem = f"weight must be a positive number: {fields[2]!r}"
-        if problem:
-            bad += 1
-            click.echo(f"line {number}: {problem}", file=err)
-            continue
-        links[src].append((dst, weight))
-    return links, bad
 
 
 @click.group("graph")
@@ -69,11 +35,13 @@ def graph() -> None:
 @one_line_errors
 def graph_import(edges: TextIO, redis_url: str | None, key_prefix: str) -> None:
     """Import EDGES.tsv ('-' for stdin); a source's edges replace the ones stored for it."""
-    links, bad = parse_edges(edges, sys.stderr)
-    store = GraphStore(connect(redis_url), key_prefix)
-    stored = store.put_pages(PageRecord(src, ls) for src, ls in links.items())
-    click.echo(f"imported {sum(map(len, links.values()))} edges from {stored} pages" + (f"; {bad} bad lines skipped" if bad else ""), err=True)
-    if bad and not stored:
+    client = connect(redis_url)
+    probe_writable(client, key_prefix)  # a read-only replica or a full server: one line, nothing half-imported
+    store = GraphStore(client, key_prefix)
+    report = import_edges(store, edges, lambda number, problem: click.echo(f"line {number}: {problem}", err=True))
+    click.echo(f"imported {report.edges} edges from {report.pages} pages"
+               + (f"; {report.bad} bad lines skipped" if report.bad else ""), err=True)
+    if report.bad and not report.pages:
         raise UserError("no valid edge in the input")
 
 
@@ -118,21 +86,32 @@ def read_urls(path: str) -> list[str]:
 @redis_url_option
 @prefix_option
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.85, show_default=True)
-@click.option("--tol", type=click.FloatRange(0, min_open=True), default=1e-10, show_default=True, help="L1 stopping tolerance.")
+@click.option("--tol", type=click.FloatRange(0, min_open=True), default=1e-10, show_default=True,
+              help="Certified bound on the L1 error of the published ranks.")
 @click.option("--partitions", type=click.IntRange(1), default=1, show_default=True, help="Host partitions of the solver.")
 @click.option("--teleport-from", "teleport_from", type=click.Path(dir_okay=False), default=None,
               help="File of biasing-set URLs (one per line): topic-specific PageRank.")
-@click.option("--poll-interval", type=click.FloatRange(0.05), default=1.0, show_default=True, help="Seconds per wait for changes.")
+@click.option("--interim-tol", type=click.FloatRange(0, min_open=True), default=None,
+              help="Looser certified L1 bound for epochs published while changes keep arriving (default: --tol).")
+@click.option("--poll-interval", type=click.FloatRange(0.05), default=1.0, show_default=True,
+              help="Seconds per wait for changes.")
+@click.option("--lease-wait", type=click.FloatRange(0), default=60.0, show_default=True,
+              help="--once: seconds to wait while another ranker holds the publishing lease.")
 @one_line_errors
 def ranker(once: bool, redis_url: str | None, key_prefix: str, alpha: float, tol: float, partitions: int,
-           teleport_from: str | None, poll_interval: float) -> None:
-    """Keep PageRank current with the graph: solve on changes, publish epochs."""
+           teleport_from: str | None, interim_tol: float | None, poll_interval: float, lease_wait: float) -> None:
+    """Keep PageRank current with the graph: solve on changes, publish epochs (tol: certified L1 bound)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     teleport = read_urls(teleport_from) if teleport_from else None
+    if interim_tol is not None and interim_tol < tol:
+        raise UserError("--interim-tol must be at least --tol")
     service = RankerService(connect(redis_url), alpha=alpha, tol=tol, partitions=partitions,
-                            teleport_urls=teleport, prefix=key_prefix)
+                            teleport_urls=teleport, prefix=key_prefix, interim_tol=interim_tol,
+                            lease_wait=lease_wait if once else 0.0)
     if once:
         if service.solve_once() is None:
+            if service.graph is None:
+                raise UserError(f"another ranker held the publishing lease for {lease_wait:g} s")
             raise UserError("the graph is empty: import edges or crawl first")
         return
     stop = threading.Event()

@@ -25,74 +25,28 @@ page-size caps.
 from __future__ import annotations
 
 import random
-import socket
 import threading
 import time
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from html import escape
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 import numpy as np
 
+from rankcrawl.crawler.demoweb.vocabulary import (
+    AUTHORS,
+    KINDS,
+    LINK_TOPICS,
+    MONTHS,
+    SECTIONS,
+    SITE_NAMES,
+    TOPICS,
+    Prose,
+    related_topics,
+)
 from rankcrawl.settings.urls import normalize_url, split_url
 
-KINDS = ("news", "blog", "shop", "wiki")
-SITE_NAMES = {
-    "news": ("The Daily Ledger", "Harbour Times", "Metro Dispatch"),
-    "blog": ("Field Notes", "Slow Kitchen", "Byte Journal"),
-    "shop": ("Cobalt Outfitters", "Maple Hardware", "Northwind Goods"),
-    "wiki": ("OpenAtlas", "Lexicon Commons", "Terra Encyclopedia"),
-}
-SECTIONS = {
-    "news": ("politics", "economy", "city"),
-    "blog": ("travel", "cooking", "notes"),
-    "shop": ("outdoor", "kitchen", "tools"),
-    "wiki": ("science", "history", "geography"),
-}
-TOPIC_WORDS = {
-    "news": "council budget minister election harbour tenants inflation rates court ruling mayor transit strike "
-    "union reform policy vote parliament tariffs exports housing market inquiry report districts police "
-    "schools hospital funding pension ministry coalition opposition",
-    "blog": "journey trail coastline village recipe bread sourdough garden morning notebook weekend train "
-    "harbour museum festival coffee kitchen spices market compiler script library debugging laptop "
-    "sketch mountains lantern letters autumn",
-    "shop": "jacket boots tent backpack kettle skillet knife drill hammer lantern stove blanket cotton "
-    "leather warranty shipping discount catalogue model fabric steel handle battery charger cushion "
-    "waterproof season bundle colour sizes",
-    "wiki": "species glacier empire dynasty treaty river delta plateau climate fossil element isotope "
-    "orbit theorem census migration parish cathedral manuscript archive expedition volcano estuary "
-    "reactor enzyme protein galaxy telescope basin",
-}
-TOPICS = (
-    "climate glacier drought rainfall emissions carbon ocean heatwave forecast monsoon wildfire coastline",
-    "election ballot campaign parliament coalition senator referendum candidate polling minister debate veto",
-    "football stadium league striker tournament coach penalty season trophy midfield goalkeeper referee",
-    "cuisine sourdough recipe spices bakery vineyard harvest cheese noodles pastry ferment orchard",
-    "software compiler database algorithm server encryption browser kernel debugging startup robotics chipset",
-    "medicine vaccine hospital surgeon clinic therapy nutrition virus diagnosis patients genome pharmacy",
-    "railway tramline airport motorway cyclists commuters harbour ferry timetable freight tunnel bridge",
-    "painting sculpture gallery orchestra novel poetry theatre cinema festival museum opera ballet",
-)
-LINK_TOPICS = (0.7, 0.15, 0.15)  # shares of prose links to the same topic, a neighbouring one, anywhere
-NEIGHBOUR_WORDS = 0.2             # share of an article's topic words taken from neighbouring topics
-FUNCTION_WORDS = (
-    "the the the of of and and to to a a in in that is was for on with as it by at from this be "
-    "are which or were an but not had have has their its after more than when into also about"
-).split()
-COMMON_WORDS = (
-    "people year city work first new time part local group public several early later report "
-    "small large number within during between following since under while many most other "
-    "years week months made found described showed remained became began continued across "
-    "according recent further important significant long short open final central northern "
-    "southern western eastern river road street house market plan project service system "
-    "history period area region level change support effect result order course"
-).split()
-AUTHORS = ("Ana Ruiz", "Tom Becker", "Mei Lin", "Sam Okafor", "Lena Fischer", "Ravi Nair", "Joan Ellis")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
 STATIC_PAGES = (("/about", "About us"), ("/contact", "Contact"), ("/privacy", "Privacy policy"),
                 ("/terms", "Terms of use"))
 PRIVATE_PATH = "/private/account"
@@ -131,49 +85,6 @@ class _Article:
     teaser: str
     topic: int
     links: list[tuple[int, int]] = field(default_factory=list)  # (host, article index)
-
-
-def related_topics(topic: int) -> tuple[int, int, int]:
-    """The topic and its two neighbours on the ring of topics."""
-    n = len(TOPICS)
-    return topic, (topic + 1) % n, (topic - 1) % n
-
-
-class _Prose:
-    """Generated English-like prose with realistic word and sentence lengths.
-
-    Without a topic, words come from the host kind's vocabulary; with one, mostly from the
-    topic's terms (``TOPICS[topic]``) and a little from the kind's.
-    """
-
-    def __init__(self, rng: random.Random, kind: str) -> None:
-        self.rng = rng
-        self.kind = TOPIC_WORDS[kind].split()
-
-    def word(self, topic: int | None = None) -> str:
-        roll = self.rng.random()
-        if roll < 0.42:
-            return self.rng.choice(FUNCTION_WORDS)
-        if roll < 0.7:
-            if topic is None or roll >= 0.64:
-                return self.rng.choice(self.kind)
-            if self.rng.random() < NEIGHBOUR_WORDS:
-                topic = self.rng.choice(related_topics(topic)[1:])
-            return self.rng.choice(TOPICS[topic].split())
-        return self.rng.choice(COMMON_WORDS)
-
-    def sentence(self, words: int | None = None, topic: int | None = None) -> str:
-        n = words or max(5, min(34, round(self.rng.gauss(17, 6))))
-        tokens = [self.word(topic) for _ in range(n)]
-        if n > 10 and self.rng.random() < 0.5:
-            tokens[self.rng.randrange(3, n - 3)] += ","
-        return " ".join(tokens).capitalize() + "."
-
-    def title(self, topic: int) -> str:
-        terms = TOPICS[topic].split()
-        words = [self.rng.choice(terms), self.rng.choice(COMMON_WORDS), self.rng.choice(terms)]
-        joiner = self.rng.choice(("of the", "and the", "after", "in", "for"))
-        return f"{words[0].capitalize()} {words[1]} {joiner} {words[2]}".title()
 
 
 def _slug(text: str) -> str:
@@ -273,37 +184,11 @@ class DemoWeb:
         ctype = "text/html" if page.encoding != "utf-8" else "text/html; charset=utf-8"
         return 200, ctype, page.body
 
-    @contextmanager
-    def serve(self) -> Iterator["DemoWeb"]:
-        """Serve this web on 127.0.0.1, one ThreadingHTTPServer per host; stopped on exit.
+    def serve(self) -> AbstractContextManager[DemoWeb]:
+        """Serve this web on 127.0.0.1, one HTTP server per host (``server.serve``); stopped on exit."""
+        from rankcrawl.crawler.demoweb.server import serve
 
-        Yields a DemoWeb of the same seed and size whose URLs are the served ones. Off-crawl
-        social links point at a loopback port that is bound but never listens (refused).
-        """
-        servers: list[_HostServer] = []
-        threads: list[threading.Thread] = []
-        closed = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            servers += [_HostServer() for _ in range(self.n_hosts)]
-            closed.bind(("127.0.0.1", 0))
-            origins = [f"http://127.0.0.1:{s.server_address[1]}" for s in servers]
-            web = DemoWeb(self.seed, self.n_hosts, self.pages_per_host, origins=origins,
-                          external_origin=f"http://127.0.0.1:{closed.getsockname()[1]}")
-            for server, origin in zip(servers, origins):
-                server.web, server.origin = web, origin
-                thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                                          name=f"demo-web {origin}", daemon=True)
-                thread.start()
-                threads.append(thread)
-            yield web
-        finally:
-            for server in servers[: len(threads)]:
-                server.shutdown()
-            for server in servers:
-                server.server_close()
-            for thread in threads:
-                thread.join(timeout=5)
-            closed.close()
+        return serve(self)
 
     # -- generation --------------------------------------------------------------------------
 
@@ -316,7 +201,7 @@ class DemoWeb:
         n_articles = self.pages_per_host - (1 + 3 + len(STATIC_PAGES) + 1)
         self.articles: list[list[_Article]] = []
         for h, kind in enumerate(self.kinds):
-            prose = _Prose(rng, kind)
+            prose = Prose(rng, kind)
             host_articles = []
             for i in range(n_articles):
                 topic = rng.randrange(len(TOPICS))
@@ -358,7 +243,7 @@ class DemoWeb:
     def _render(self) -> None:
         rng = random.Random(self.seed * 7919 + 1)
         for h in range(self.n_hosts):
-            prose = _Prose(rng, self.kinds[h])
+            prose = Prose(rng, self.kinds[h])
             self._add_home(h, prose, rng)
             for s in range(3):
                 self._add_section(h, s, prose, rng)
@@ -375,7 +260,7 @@ class DemoWeb:
         h, i = target
         return self._url(h, self.articles[h][i].path)
 
-    def _add_home(self, h: int, prose: _Prose, rng: random.Random) -> None:
+    def _add_home(self, h: int, prose: Prose, rng: random.Random) -> None:
         arts = self.articles[h]
         featured = [a for a in self._authorities if a[0] == h] or [self._authorities[h % len(self._authorities)]]
         latest = [(h, i) for i in range(len(arts) - 1, max(-1, len(arts) - 9), -1)]
@@ -389,7 +274,7 @@ class DemoWeb:
                 links.append(self._article_url(t))
         self._add(h, "/", self.names[h], "\n".join(blocks), links, "home", rng)
 
-    def _add_section(self, h: int, s: int, prose: _Prose, rng: random.Random) -> None:
+    def _add_section(self, h: int, s: int, prose: Prose, rng: random.Random) -> None:
         name = SECTIONS[self.kinds[h]][s]
         blocks = [f"<h1>{name.capitalize()}</h1>\n<p>{prose.sentence()}</p>"]
         links = []
@@ -401,7 +286,7 @@ class DemoWeb:
         self._add(h, f"/section/{name}/", name.capitalize(), "\n".join(blocks), links, "section", rng)
 
     @staticmethod
-    def _teaser(href: str, art: _Article, heading: str, prose: _Prose, rng: random.Random) -> str:
+    def _teaser(href: str, art: _Article, heading: str, prose: Prose, rng: random.Random) -> str:
         """A headline link and a teaser paragraph whose prose links to the article again."""
         words = art.title.split()
         anchor = " ".join(words[rng.randint(0, 1):rng.randint(3, len(words))])
@@ -410,7 +295,7 @@ class DemoWeb:
         return (f'<div class="teaser"><{heading}>{_link(href, art.title)}</{heading}>\n'
                 f"<p>{escape(art.teaser)} {lead} ({_link(href, anchor)}) {tail}</p></div>")
 
-    def _add_article(self, h: int, i: int, prose: _Prose, rng: random.Random) -> None:
+    def _add_article(self, h: int, i: int, prose: Prose, rng: random.Random) -> None:
         art = self.articles[h][i]
         n_par = rng.randint(4, 7)
         slots = sorted(rng.sample(range(n_par), min(n_par, len(art.links))) + [0] * max(0, len(art.links) - n_par))
@@ -428,7 +313,7 @@ class DemoWeb:
                   encoding="cp1252" if h == 0 and i == 0 else "utf-8",
                   base=self._url(h, "/articles/") if based else None, related=art.section)
 
-    def _cite(self, art: _Article, target: tuple[int, int], based: bool, rng: random.Random, prose: _Prose) -> str:
+    def _cite(self, art: _Article, target: tuple[int, int], based: bool, rng: random.Random, prose: Prose) -> str:
         """A sentence that links to ``target``: relative within the host, absolute across hosts."""
         other = self.articles[target[0]][target[1]]
         if target[0] != art.host:
@@ -496,37 +381,3 @@ class DemoWeb:
         url = f"{self.external_origin}/{net}/{self.kinds[h]}{h}"
         links.append(normalize_url(url))  # type: ignore[arg-type]
         return _link(url, f"Follow us: {net}")
-
-
-class _HostServer(ThreadingHTTPServer):
-    """One host of the demo web: a threading HTTP server on a free loopback port."""
-
-    daemon_threads = True
-    web: DemoWeb
-    origin: str
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _HostServer
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        self._respond(send_body=True)
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._respond(send_body=False)
-
-    def _respond(self, send_body: bool) -> None:
-        status, ctype, body = self.server.web.response(self.server.origin + self.path)
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if send_body:
-            self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Silent: the demo's progress view is the log."""

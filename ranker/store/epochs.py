@@ -1,154 +1,222 @@
-"""Publishing rank vectors as epochs (SPEC §4 "warm start and incremental operation").
+"""Published rank epochs (SPEC §4 "warm start and incremental operation"): reading and publishing.
 
-An epoch is written in full — per-host packed float64 vectors, the top-pages and host-rank
-zsets, the list of its hosts — before one HSET on the state hash switches readers to it
-together with the change-stream offset it covers (so a restart knows exactly what it has
-seen). The previous epoch stays readable for one more cycle; older ones are then dropped.
+An epoch is a manifest — per HostID, the epoch whose rank key holds that host's vector — plus a
+top-pages and a host-rank zset, and the state hash's ``norm``: vectors hold the unnormalised
+scores y, rank = y / norm, so a host whose scores did not move is not rewritten: its key from
+an earlier epoch stays in the manifest. Readers take (epoch, norm) from one HGETALL, read, then
+check that the manifest still exists (``alive``): it is renamed away before any key it names is
+deleted. Epoch numbers come from INCR and are never reused, so an interrupted or fenced-off
+publish can never overwrite keys another ranker published; its leftovers are cleaned later.
+The current and the previous epoch stay readable; older ones are dropped.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.store.graphstore import GraphStore, with_retry
-from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.lease import Lease, LeaseLost
 
 TOP_K = 10_000
 HOSTS_PER_PIPELINE = 256
+MANIFEST = np.dtype("<u4")
+
+SWITCH = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], unpack(ARGV, 4))
+redis.call('SREM', KEYS[3], ARGV[2])
+if ARGV[3] ~= '' then redis.call('SADD', KEYS[4], ARGV[3]) end
+return 1
+"""
+"""KEYS: lease, state, attempts, retired. ARGV: token, new epoch, epoch retired ('' none), field, value…"""
 
 
 @dataclass(frozen=True)
 class Published:
-    """The state hash: current epoch, stream offset it covers, and solve figures."""
+    """The state hash: current epoch, the one before it, the norm of its scores, offset, figures."""
 
     epoch: int
+    previous: int
+    norm: float
     offset: str
     fields: dict[str, str]
 
 
 def current(store: GraphStore) -> Published | None:
     """The published state, or None before the first publish."""
-    raw = with_retry(lambda: store.client.hgetall(store.keys.ranks))
+    raw = store.client.hgetall(store.keys.ranks)
     if not raw or b"epoch" not in raw:
         return None
-    fields = {k.decode(): v.decode() for k, v in raw.items()}
-    return Published(int(fields["epoch"]), fields.get("offset", "0-0"), fields)
+    f = {k.decode(): v.decode() for k, v in raw.items()}
+    return Published(int(f["epoch"]), int(f.get("previous", 0)), float(f.get("norm", 1.0)), f.get("offset", "0-0"), f)
 
 
-def epoch_host_ids(store: GraphStore, epoch: int) -> np.ndarray | None:
-    """HostIDs with a rank vector in ``epoch`` (None if the epoch is gone)."""
-    raw = with_retry(lambda: store.client.get(store.keys.epoch_hosts(epoch)))
-    return None if raw is None else np.frombuffer(raw, dtype="<u4")
-
-
-def load_vectors(store: GraphStore, epoch: int) -> dict[int, np.ndarray] | None:
-    """Per-host rank vectors of ``epoch`` (HostID → float64 per LocalID), None if it is gone."""
-    hids = epoch_host_ids(store, epoch)
-    if hids is None:
-        return None
-    out: dict[int, np.ndarray] = {}
-    for i in range(0, len(hids), HOSTS_PER_PIPELINE):
-        part = [int(h) for h in hids[i : i + HOSTS_PER_PIPELINE]]
-
-        def run() -> list[Any]:
-            pipe = store.client.pipeline(transaction=False)
-            for h in part:
-                pipe.get(store.keys.rank(h, epoch))
-            return pipe.execute()
-
-        for h, raw in zip(part, with_retry(run)):
-            if raw is None:
-                return None
-            out[h] = np.frombuffer(raw, dtype="<f8")
-    return out
-
-
-def _drop(store: GraphStore, epoch: int) -> None:
-    """Delete every key of ``epoch``.
-
-    The host list is first renamed to a tombstone, so a reader that still sees the host list
-    after its reads knows none of the keys it read was deleted yet; an interrupted drop is
-    finished by the next one.
-    """
-    alive, dead = store.keys.epoch_hosts(epoch), store.keys.epoch_dropping(epoch)
-    if with_retry(lambda: store.client.exists(alive)):
-        with_retry(lambda: store.client.rename(alive, dead))
-    raw = with_retry(lambda: store.client.get(dead))
-    hids = np.frombuffer(raw, dtype="<u4") if raw else np.zeros(0, dtype="<u4")
-    for i in range(0, len(hids), HOSTS_PER_PIPELINE):
-        part = hids[i : i + HOSTS_PER_PIPELINE]
-
-        def run() -> None:
-            pipe = store.client.pipeline(transaction=False)
-            for h in part:
-                pipe.delete(store.keys.rank(int(h), epoch))
-            pipe.execute()
-
-        with_retry(run)
-    with_retry(lambda: store.client.delete(store.keys.top(epoch), store.keys.hostrank(epoch)))
-    with_retry(lambda: store.client.delete(dead))
-
-
-def _exists(store: GraphStore, epoch: int) -> bool:
-    keys = (store.keys.epoch_hosts(epoch), store.keys.epoch_dropping(epoch))
-    return bool(with_retry(lambda: store.client.exists(*keys)))
-
-
-def drop_old(store: GraphStore, epoch: int) -> None:
-    """Drop epochs before ``epoch - 1``, oldest first (the previous one stays for readers)."""
-    oldest = epoch - 2
-    while oldest > 1 and _exists(store, oldest - 1):
-        oldest -= 1
-    for e in range(max(oldest, 1), epoch - 1):
-        _drop(store, e)
+def manifest(store: GraphStore, epoch: int) -> np.ndarray | None:
+    """uint32 per HostID: the epoch whose key holds the host's vector in ``epoch`` (None if gone)."""
+    raw = store.client.get(store.keys.manifest(epoch))
+    return None if raw is None else np.frombuffer(raw, dtype=MANIFEST)
 
 
 def alive(store: GraphStore, epoch: int) -> bool:
     """True while ``epoch`` is fully readable; check it AFTER reading to trust what was read."""
-    return bool(with_retry(lambda: store.client.exists(store.keys.epoch_hosts(epoch))))
+    return bool(store.client.exists(store.keys.manifest(epoch)))
 
 
-def publish(store: GraphStore, graph: HostGraph, r: np.ndarray, offset: str, stats: dict[str, Any], top_k: int = TOP_K) -> int:
-    """Write ``r`` (graph order) as the next epoch, switch to it, drop old epochs; returns the epoch."""
-    state = current(store)
-    epoch = (state.epoch if state else 0) + 1
-    _drop(store, epoch)  # leftovers of a publish interrupted before its switch
-    offsets = graph.host_offsets
-    hids = [int(h) for h in graph.host_ids]
-    for i in range(0, len(hids), HOSTS_PER_PIPELINE):
+def _get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
+    out: list[bytes | None] = []
+    for i in range(0, len(keys), HOSTS_PER_PIPELINE):
+        part = keys[i : i + HOSTS_PER_PIPELINE]
 
-        def run(i: int = i) -> None:
+        def run(part: list[str] = part) -> list[Any]:
             pipe = store.client.pipeline(transaction=False)
-            for k in range(i, min(i + HOSTS_PER_PIPELINE, len(hids))):
-                pipe.set(store.keys.rank(hids[k], epoch), r[offsets[k] : offsets[k + 1]].astype("<f8").tobytes())
+            for k in part:
+                pipe.get(k)
+            return pipe.execute()
+
+        out += run()
+    return out
+
+
+def load_vectors(store: GraphStore, epoch: int) -> dict[int, np.ndarray] | None:
+    """Per-host score vectors y of ``epoch`` (HostID → float64 per LocalID), None if it is gone."""
+    m = manifest(store, epoch)
+    if m is None:
+        return None
+    hids = np.flatnonzero(m).tolist()
+    raws = _get_many(store, [store.keys.rank(h, int(m[h])) for h in hids])
+    if any(r is None for r in raws) or not alive(store, epoch):
+        return None
+    return {h: np.frombuffer(r, dtype="<f8") for h, r in zip(hids, raws)}  # type: ignore[arg-type]
+
+
+class RankPublisher:
+    """Writes epochs: only the host vectors that changed since this publisher's last epoch."""
+
+    def __init__(self, store: GraphStore, top_k: int = TOP_K) -> None:
+        self.store, self.keys, self.top_k = store, store.keys, top_k
+        self.last_epoch: int | None = None  # the epoch this publisher switched to last
+
+    def full_publish_needed(self) -> bool:
+        """True when the published epoch is not this publisher's last one (another ranker's, or none)."""
+        state = current(self.store)
+        return state is None or state.epoch != self.last_epoch
+
+    def publish(self, lease: Lease, hosts: Iterable[int], vector: Callable[[int], np.ndarray], norm: float,
+                host_sums: dict[int, float], top: dict[str, float], offset: str, stats: dict[str, Any]) -> int:
+        """Publish the vectors of ``hosts`` (all of them when ``full_publish_needed``), the top list and
+        the host sums of those hosts as a new epoch, switch to it under ``lease``, drop old epochs.
+
+        ``vector(hid)``: scores y per LocalID (NaN = not ranked); rank = y / ``norm``.
+        Raises LeaseLost (nothing switched) when the lease is gone."""
+        lease.check()
+        self.clean()
+        state = current(self.store)
+        epoch = int(self.store.client.incr(self.keys.epoch_counter))
+        self.store.client.sadd(self.keys.attempts, epoch)
+        prev = manifest(self.store, state.epoch) if state else None
+        full = prev is None or state is None or state.epoch != self.last_epoch
+        hids = sorted({int(h) for h in hosts})
+        size = max([len(prev) if prev is not None else 0] + [h + 1 for h in hids])
+        new = np.zeros(size, dtype=MANIFEST)
+        if prev is not None:
+            new[: len(prev)] = prev
+        if full:
+            hids = sorted(set(hids) | set(np.flatnonzero(new).tolist()))
+        replaced = np.array([(h, new[h]) for h in hids if h < len(new) and new[h]], dtype=MANIFEST).reshape(-1, 2)
+        new[hids] = epoch
+        self.store.client.set(self.keys.manifest(epoch), new.tobytes())
+        if state is not None:
+            self.store.client.set(self.keys.garbage(state.epoch), replaced.tobytes())
+        self._write_vectors(epoch, hids, vector)
+        self._write_tables(epoch, state.epoch if state and not full else None, host_sums, top)
+        fields = {k: str(v) for k, v in stats.items()}
+        fields.update(epoch=str(epoch), previous=str(state.epoch if state else 0), norm=repr(float(norm)),
+                      offset=offset, published_at=f"{time.time():.3f}", hosts_written=str(len(hids)))
+        retired = str(state.previous) if state and state.previous else ""
+        args = [x for kv in fields.items() for x in kv]
+        switched = self.store.client.eval(
+            SWITCH, 4, self.keys.lease, self.keys.ranks, self.keys.attempts, self.keys.retired,
+            lease.token, epoch, retired, *args)
+        if not switched:
+            lease.held = False
+            raise LeaseLost(f"lease lost before switching to epoch {epoch}; it will be cleaned up")
+        self.last_epoch = epoch
+        self.clean()
+        return epoch
+
+    def _write_vectors(self, epoch: int, hids: list[int], vector: Callable[[int], np.ndarray]) -> None:
+        for i in range(0, len(hids), HOSTS_PER_PIPELINE):
+
+            def run(i: int = i) -> None:
+                pipe = self.store.client.pipeline(transaction=False)
+                for h in hids[i : i + HOSTS_PER_PIPELINE]:
+                    pipe.set(self.keys.rank(h, epoch), np.asarray(vector(h), dtype="<f8").tobytes())
+                pipe.execute()
+
+            run()
+
+    def _write_tables(self, epoch: int, base: int | None, host_sums: dict[int, float], top: dict[str, float]) -> None:
+        names = dict(zip(host_sums, self.store.host_names(host_sums)))
+        hostrank = {names[h]: s for h, s in host_sums.items() if names[h] is not None}
+        top_key, host_key = self.keys.top(epoch), self.keys.hostrank(epoch)
+
+        def run() -> None:
+            pipe = self.store.client.pipeline(transaction=False)
+            pipe.delete(top_key)
+            pipe.delete(host_key)
+            if base is not None:
+                pipe.copy(self.keys.hostrank(base), host_key)
+            for key, mapping in ((top_key, top), (host_key, hostrank)):
+                items = list(mapping.items())
+                for j in range(0, len(items), 5000):
+                    pipe.zadd(key, dict(items[j : j + 5000]))
             pipe.execute()
 
-        with_retry(run)
-    best = np.argsort(-r, kind="stable")[:top_k]
-    host_pos = np.searchsorted(offsets, best, side="right") - 1
-    urls = store.urls_of(zip(graph.host_ids[host_pos].tolist(), (best - offsets[host_pos]).tolist()))
-    top = {u: float(r[i]) for u, i in zip(urls, best) if u is not None}
-    host_sum = np.bincount(graph.host_of_page, weights=r, minlength=graph.n_hosts)
-    names = store.host_names(hids)
-    hostrank = {n: float(s) for n, s in zip(names, host_sum) if n is not None}
+        run()
 
-    def run_tables() -> None:
-        pipe = store.client.pipeline(transaction=False)
-        for key, mapping in ((store.keys.top(epoch), top), (store.keys.hostrank(epoch), hostrank)):
-            pipe.delete(key)
-            items = list(mapping.items())
-            for j in range(0, len(items), 5000):
-                pipe.zadd(key, dict(items[j : j + 5000]))
-        pipe.set(store.keys.epoch_hosts(epoch), np.asarray(hids, dtype="<u4").tobytes())
-        pipe.execute()
+    # -- cleaning --------------------------------------------------------------------------
+    def clean(self) -> None:
+        """Delete retired epochs and the leftovers of publishes that never switched."""
+        state = current(self.store)
+        keep = {state.epoch, state.previous} if state else set()
+        for raw in self.store.client.smembers(self.keys.retired):
+            e = int(raw)
+            if e not in keep:
+                self._drop(e)
+            self.store.client.srem(self.keys.retired, e)
+        for raw in self.store.client.smembers(self.keys.attempts):
+            e = int(raw)
+            if e in keep:
+                continue
+            m = manifest(self.store, e)
+            own = [] if m is None else np.flatnonzero(m == e).tolist()
+            self._delete([self.keys.rank(h, e) for h in own] + [self.keys.top(e), self.keys.hostrank(e),
+                                                                 self.keys.manifest(e)])
+            self.store.client.srem(self.keys.attempts, e)
 
-    with_retry(run_tables)
-    fields = {k: str(v) for k, v in stats.items()}
-    fields.update(epoch=str(epoch), offset=offset, published_at=f"{time.time():.3f}")
-    with_retry(lambda: store.client.hset(store.keys.ranks, mapping=fields))
-    drop_old(store, epoch)
-    return epoch
+    def _drop(self, epoch: int) -> None:
+        """Delete a retired epoch: its manifest first (renamed away), then the keys only it read."""
+        alive_key, dead = self.keys.manifest(epoch), self.keys.dropping(epoch)
+        if self.store.client.exists(alive_key):
+            self.store.client.rename(alive_key, dead)
+        raw = self.store.client.get(self.keys.garbage(epoch)) or b""
+        pairs = np.frombuffer(raw, dtype=MANIFEST).reshape(-1, 2)
+        self._delete([self.keys.rank(int(h), int(e)) for h, e in pairs] + [
+            self.keys.top(epoch), self.keys.hostrank(epoch), self.keys.garbage(epoch), dead])
+
+    def _delete(self, keys: list[str]) -> None:
+        for i in range(0, len(keys), HOSTS_PER_PIPELINE):
+            part = keys[i : i + HOSTS_PER_PIPELINE]
+
+            def run(part: list[str] = part) -> None:
+                pipe = self.store.client.pipeline(transaction=False)
+                for k in part:
+                    pipe.delete(k)
+                pipe.execute()
+
+            run()

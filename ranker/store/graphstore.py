@@ -11,40 +11,50 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import redis
 
+from rankcrawl.ranker.store.hostedges import EDGE, PAIR, HostEdges, assemble, unpack_host
 from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import normalize_url, split_url
 
-EDGE = np.dtype([("host", "<u4"), ("local", "<u4"), ("weight", "<f4")])
-"""One packed out-edge: 12 bytes."""
-
 STREAM_MAXLEN = 100_000
-RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
-ARGS_PER_CALL = 1000
+ARGS_PER_CALL = 3000
+GONE_STATUS = 400
 
 ASSIGN_IDS = """
-local ids = {}
+local n = redis.call('HLEN', KEYS[1])
+local ids = redis.call('HMGET', KEYS[1], unpack(ARGV))
+local fwd, back = {}, {}
 for i, name in ipairs(ARGV) do
-  local id = redis.call('HGET', KEYS[1], name)
-  if not id then
-    id = redis.call('HLEN', KEYS[1])
-    redis.call('HSET', KEYS[1], name, id)
-    redis.call('HSET', KEYS[2], id, name)
+  if ids[i] then
+    ids[i] = tonumber(ids[i])
+  else
+    ids[i] = n
+    fwd[#fwd + 1] = name
+    fwd[#fwd + 1] = n
+    back[#back + 1] = n
+    back[#back + 1] = name
+    n = n + 1
   end
-  ids[i] = tonumber(id)
 end
+if #fwd > 0 then
+  redis.call('HSET', KEYS[1], unpack(fwd))
+  redis.call('HSET', KEYS[2], unpack(back))
+end
+ids[#ARGV + 1] = #fwd / 2
 return ids
 """
-"""KEYS: name→id hash, id→name hash (same hash tag). ARGV: names. Returns their ids (new = count)."""
+"""KEYS: name→id hash, id→name hash (same hash tag). ARGV: distinct names. Returns their ids
+(new names get the next numbers) and, last, how many were new; one call per host batch of up
+to ARGS_PER_CALL names."""
 
 T = TypeVar("T")
 
@@ -57,65 +67,20 @@ def host_and_path(url: str) -> tuple[str, str] | None:
     return split_url(normal) if normal else None
 
 
-def with_retry(func: Callable[[], T]) -> T:
-    """Run ``func``; on a lost connection retry with bounded backoff (all store writes are idempotent)."""
-    for delay in RETRY_DELAYS:
-        try:
-            return func()
-        except (redis.ConnectionError, redis.TimeoutError):
-            time.sleep(delay)
-    return func()
-
-
 @dataclass
 class PageRecord:
-    """A crawled page: its URL, its (target URL, weight) links and metadata to keep."""
+    """A crawled page: its URL, its (target URL, weight) links and metadata to keep.
+
+    ``meta["status"] >= 400`` marks the page gone: it leaves the graph (SPEC §2.7)."""
 
     url: str
     links: list[tuple[str, float]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
 
-
-@dataclass(frozen=True)
-class HostEdges:
-    """One host's part of the graph: page count and out-edges by source LocalID."""
-
-    n_pages: int
-    src_local: np.ndarray
-    dst_host: np.ndarray
-    dst_local: np.ndarray
-    weight: np.ndarray
-
-
-def unpack_host(n_pages: int, out: dict[bytes, bytes]) -> HostEdges:
-    """Vectorised unpacking of a host's ``out`` hash (LocalID → packed edges)."""
-    values = list(out.values())
-    lids = np.fromiter((int(k) for k in out), dtype=np.uint32, count=len(out))
-    counts = np.fromiter((len(v) // EDGE.itemsize for v in values), dtype=np.int64, count=len(values))
-    edges = np.frombuffer(b"".join(values), dtype=EDGE)
-    return HostEdges(n_pages, np.repeat(lids, counts), edges["host"], edges["local"], edges["weight"])
-
-
-def assemble(hosts: dict[int, HostEdges]) -> HostGraph:
-    """The ``HostGraph`` of all hosts (sorted by HostID); edge targets extend page counts if needed."""
-    known = np.fromiter(hosts, dtype=np.uint32, count=len(hosts))
-    parts = list(hosts.values())
-
-    def cat(name: str, dtype: type) -> np.ndarray:
-        return np.concatenate([getattr(p, name) for p in parts]).astype(dtype) if parts else np.zeros(0, dtype)
-
-    src_host = np.repeat(known, [len(p.src_local) for p in parts]).astype(np.uint32)
-    src_local, dst_host, dst_local = cat("src_local", np.int64), cat("dst_host", np.uint32), cat("dst_local", np.int64)
-    weight = cat("weight", np.float32)
-    host_ids = np.union1d(known, dst_host).astype(np.uint32)
-    sizes = np.zeros(len(host_ids), dtype=np.int64)
-    sizes[np.searchsorted(host_ids, known)] = [p.n_pages for p in parts]
-    dst_pos = np.searchsorted(host_ids, dst_host)
-    np.maximum.at(sizes, dst_pos, dst_local + 1)
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    src = offsets[np.searchsorted(host_ids, src_host)] + src_local
-    dst = offsets[dst_pos] + dst_local
-    return HostGraph(host_ids, offsets, src, dst, weight)
+    @property
+    def gone(self) -> bool:
+        status = self.meta.get("status")
+        return isinstance(status, (int, float)) and status >= GONE_STATUS
 
 
 def pack_links(targets: list[tuple[int, int]], weights: list[float]) -> bytes:
@@ -142,6 +107,7 @@ class GraphStore:
     def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
         self.client = client
         self.keys = Keys(prefix)
+        self.grown_hosts: set[int] = set()  # hosts that got new pages in the last ``ids_of_split``
 
     # -- IDs ------------------------------------------------------------------------------
     def _assign(self, pipe: Any, name_key: str, id_key: str, names: list[str]) -> None:
@@ -161,19 +127,24 @@ class GraphStore:
                 self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
             else:
                 pipe.hmget(self.keys.hosts, unique)
-            return [x for res in pipe.execute() for x in res]
+            return [x for res in pipe.execute() for x in (res[:-1] if create else res)]
 
-        return {h: int(i) for h, i in zip(unique, with_retry(run)) if i is not None}
+        return {h: int(i) for h, i in zip(unique, run()) if i is not None}
 
     def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
-        split = [host_and_path(u) for u in urls]
+        return self.ids_of_split([host_and_path(u) for u in urls], create)
+
+    def ids_of_split(self, split: list[tuple[str, str] | None], create: bool = True) -> list[tuple[int, int] | None]:
+        """(HostID, LocalID) per (host key, path+query) of normalised URLs (None stays None).
+
+        One ID-assigning Lua call per host batch of up to ARGS_PER_CALL paths, all pipelined."""
         hids = self.host_ids([s[0] for s in split if s], create)
-        by_host: dict[int, list[str]] = defaultdict(list)
+        by_host: dict[int, set[str]] = defaultdict(set)
         for s in split:
             if s and s[0] in hids:
-                by_host[hids[s[0]]].append(s[1])
-        order = [(hid, sorted(set(paths))) for hid, paths in by_host.items()]
+                by_host[hids[s[0]]].add(s[1])
+        order = [(hid, sorted(paths)) for hid, paths in by_host.items()]
 
         def run() -> list[Any]:
             pipe = self.client.pipeline(transaction=False)
@@ -184,15 +155,23 @@ class GraphStore:
                     pipe.hmget(self.keys.urls(hid), paths)
             return pipe.execute()
 
-        results = iter(with_retry(run))
+        results = iter(run())
         lids: dict[tuple[int, str], int] = {}
+        self.grown_hosts = set()
         for hid, paths in order:
-            got = [x for _ in range(math.ceil(len(paths) / ARGS_PER_CALL) if create else 1) for x in next(results)]
+            got: list[Any] = []
+            for _ in range(math.ceil(len(paths) / ARGS_PER_CALL) if create else 1):
+                res = next(results)
+                if create:
+                    res, new = res[:-1], res[-1]
+                    if new:
+                        self.grown_hosts.add(hid)
+                got += res
             lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
         out: list[tuple[int, int] | None] = []
         for s in split:
             key = (hids[s[0]], s[1]) if s and s[0] in hids else None
-            out.append((key[0], lids[key]) if key in lids else None)
+            out.append((key[0], lids[key]) if key is not None and key in lids else None)
         return out
 
     def urls_of(self, pairs: Iterable[tuple[int, int]]) -> list[str | None]:
@@ -210,7 +189,7 @@ class GraphStore:
                 pipe.hmget(self.keys.paths(h), by_host[h])
             return names, pipe.execute()
 
-        names, paths = with_retry(run)
+        names, paths = run()
         found = {}
         for h, name, ps in zip(hosts, names, paths):
             for l, p in zip(by_host[h], ps):
@@ -227,8 +206,10 @@ class GraphStore:
         """Store pages with their out-edges (replacing earlier ones) and metadata; returns pages stored.
 
         Link targets get IDs too (uncrawled targets are dangling pages). Links whose URL is not
-        http(s) or whose weight is not a positive finite number are dropped. Raises ValueError
-        for a page URL that is not http(s).
+        http(s) or whose weight is not a positive finite number are dropped, and so are links to
+        the page itself. ``meta["status"] >= 400`` marks the page gone (no edges, no rank); a
+        record with a lower status makes it a page again. Empty ``meta`` keeps the stored one.
+        Raises ValueError for a page URL that is not http(s).
         """
         batch: list[PageRecord] = []
         stored = 0
@@ -245,47 +226,81 @@ class GraphStore:
         for rec in batch:
             if host_and_path(rec.url) is None:
                 raise ValueError(f"not an http(s) URL: {rec.url!r}")
-        links = [
-            [(t, float(w)) for t, w in rec.links if math.isfinite(float(w)) and float(w) > 0] for rec in batch
-        ]
+        links = [[] if rec.gone else
+                 [(t, float(w)) for t, w in rec.links if math.isfinite(float(w)) and float(w) > 0] for rec in batch]
         all_urls = [r.url for r in batch] + [t for ls in links for t, _ in ls]
         all_ids = self.ids(all_urls, create=True)
         page_ids, target_ids = all_ids[: len(batch)], iter(all_ids[len(batch) :])
         writes = []
         for rec, (hid, lid), ls in zip(batch, page_ids, links):  # type: ignore[misc]
-            kept = [(tid, w) for (_, w), tid in zip(ls, target_ids) if tid is not None]
+            kept = [(tid, w) for (_, w), tid in zip(ls, target_ids) if tid is not None and tid != (hid, lid)]
             packed = pack_links([t for t, _ in kept], [w for _, w in kept])
-            writes.append((hid, lid, packed, json.dumps(rec.meta, sort_keys=True, default=str)))
-        touched = sorted({i[0] for i in all_ids if i is not None})
+            meta = json.dumps(rec.meta, sort_keys=True, default=str) if rec.meta else None
+            writes.append((hid, lid, packed, meta, rec.gone, "status" in rec.meta))
+        touched = sorted({i[0] for i in page_ids if i is not None} | self.grown_hosts)  # edges changed, new pages
 
         def run() -> None:
             pipe = self.client.pipeline(transaction=False)
-            for hid, lid, packed, meta in writes:
+            for hid, lid, packed, meta, gone, fetched in writes:
                 if packed:
                     pipe.hset(self.keys.out(hid), lid, packed)
                 else:
                     pipe.hdel(self.keys.out(hid), lid)
-                pipe.hset(self.keys.meta(hid), lid, meta)
+                if gone:
+                    pipe.sadd(self.keys.gone(hid), lid)
+                elif fetched:  # answered again: a page of the graph, not gone, not an alias
+                    pipe.srem(self.keys.gone(hid), lid)
+                    pipe.hdel(self.keys.alias(hid), lid)
+                if meta is None:  # no metadata: keep the stored one (a re-push), mark it stored
+                    pipe.hsetnx(self.keys.meta(hid), lid, "{}")
+                else:
+                    pipe.hset(self.keys.meta(hid), lid, meta)
             pipe.execute()
-            self.client.xadd(
-                self.keys.changes, {"hosts": ",".join(map(str, touched))}, maxlen=STREAM_MAXLEN, approximate=True
-            )
+            self._announce(touched)
 
-        with_retry(run)
+        run()
         return len(batch)
+
+    def _announce(self, hids: Iterable[int]) -> None:
+        self.client.xadd(self.keys.changes, {"hosts": ",".join(map(str, hids))}, maxlen=STREAM_MAXLEN,
+                         approximate=True)
+
+    def put_redirect(self, from_url: str, to_url: str, meta: dict[str, Any] | None = None) -> None:
+        """``from_url`` redirects to ``to_url``: it becomes an alias (SPEC §2.7) — links to it count
+        for the target, it has no out-links and no rank of its own. A later ``put_pages`` of
+        ``from_url`` with a 2xx status makes it a page again."""
+        ids = self.ids([from_url, to_url], create=True)
+        if ids[0] is None or ids[1] is None:
+            raise ValueError(f"not an http(s) URL: {from_url if ids[0] is None else to_url!r}")
+        (hid, lid), target = ids[0], ids[1]
+        if target == (hid, lid):
+            return
+        packed = np.array([target], dtype=PAIR).tobytes()
+        record = json.dumps(meta or {"redirect": to_url}, sort_keys=True, default=str)
+
+        def run() -> None:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.hdel(self.keys.out(hid), lid)
+            pipe.srem(self.keys.gone(hid), lid)
+            pipe.hset(self.keys.alias(hid), lid, packed)
+            pipe.hset(self.keys.meta(hid), lid, record)
+            pipe.execute()
+            self._announce(sorted({hid, target[0]}))
+
+        run()
 
     def meta(self, url: str) -> dict[str, Any] | None:
         """The stored metadata of a page (None if it was never stored as a page)."""
         ids = self.ids([url], create=False)[0]
         if ids is None:
             return None
-        raw = with_retry(lambda: self.client.hget(self.keys.meta(ids[0]), ids[1]))
+        raw = self.client.hget(self.keys.meta(ids[0]), ids[1])
         return None if raw is None else json.loads(raw)
 
     # -- loading --------------------------------------------------------------------------
     def all_host_ids(self) -> list[int]:
         """Every HostID handed out so far."""
-        return sorted(int(h) for h in with_retry(lambda: self.client.hkeys(self.keys.hostnames)))
+        return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
 
     def load_hosts(self, host_ids: Iterable[int], chunk: int = 256) -> dict[int, HostEdges]:
         """Page counts and out-edges of the given hosts."""
@@ -294,16 +309,18 @@ class GraphStore:
         for i in range(0, len(hids), chunk):
             part = hids[i : i + chunk]
 
-            def run() -> list[Any]:
+            def run(part: Any = part) -> list[Any]:
                 pipe = self.client.pipeline(transaction=False)
                 for hid in part:
                     pipe.hlen(self.keys.paths(hid))
                     pipe.hgetall(self.keys.out(hid))
+                    pipe.smembers(self.keys.gone(hid))
+                    pipe.hgetall(self.keys.alias(hid))
                 return pipe.execute()
 
-            res = with_retry(run)
+            res = run()
             for j, hid in enumerate(part):
-                result[hid] = unpack_host(int(res[2 * j]), res[2 * j + 1])
+                result[hid] = unpack_host(int(res[4 * j]), *res[4 * j + 1 : 4 * j + 4])
         return result
 
     def load_graph(self, host_ids: Iterable[int] | None = None) -> HostGraph:
@@ -315,7 +332,7 @@ class GraphStore:
         hids = list(host_ids)
         if not hids:
             return []
-        names = with_retry(lambda: self.client.hmget(self.keys.hostnames, hids))
+        names = self.client.hmget(self.keys.hostnames, hids)
         return [None if n is None else n.decode() for n in names]
 
     def iter_edges(self) -> Iterator[tuple[str, str, float]]:
@@ -326,7 +343,7 @@ class GraphStore:
         def url(hid: int, lid: int) -> str:
             if hid not in names:
                 names[hid] = self.host_names([hid])[0] or ""
-                raw = with_retry(lambda: self.client.hgetall(self.keys.paths(hid)))
+                raw = self.client.hgetall(self.keys.paths(hid))
                 paths[hid] = {int(k): v.decode() for k, v in raw.items()}
             return names[hid] + paths[hid].get(lid, "")
 
@@ -338,13 +355,13 @@ class GraphStore:
     # -- change stream --------------------------------------------------------------------
     def stream_head(self) -> str:
         """ID of the newest change entry (``0-0`` when there is none)."""
-        last = with_retry(lambda: self.client.xrevrange(self.keys.changes, count=1))
+        last = self.client.xrevrange(self.keys.changes, count=1)
         return last[0][0].decode() if last else "0-0"
 
     def stream_gap(self, since: str) -> bool:
         """True if entries after ``since`` were trimmed away (the caller must reload everything)."""
         try:
-            info = with_retry(lambda: self.client.xinfo_stream(self.keys.changes))
+            info = self.client.xinfo_stream(self.keys.changes)
         except redis.ResponseError:
             return False
         deleted = info.get("max-deleted-entry-id") or b"0-0"
@@ -358,12 +375,12 @@ class GraphStore:
         hosts: set[int] = set()
         last = stream_id
         if block_ms is not None:
-            got = with_retry(lambda: self.client.xread({self.keys.changes: last}, count=1, block=block_ms))
+            got = self.client.xread({self.keys.changes: last}, count=1, block=block_ms)
             if not got:
                 return last, hosts
         end = until or "+"
         while True:
-            entries = with_retry(lambda: self.client.xrange(self.keys.changes, f"({last}", end, count=5000))
+            entries = self.client.xrange(self.keys.changes, f"({last}", end, count=5000)
             for sid, fields in entries:
                 hosts.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)
                 last = sid.decode()

@@ -6,6 +6,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
+ALIAS_HOPS = 32
+
+
+def resolve_targets(n: int, gone: np.ndarray, alias_from: np.ndarray, alias_to: np.ndarray) -> np.ndarray:
+    """int64[n]: where a link to each page lands — itself, the end of its redirect chain, or -1
+    (gone, or a redirect chain that loops or ends at a gone page)."""
+    target = np.arange(n, dtype=np.int64)
+    target[alias_from] = alias_to
+    target[gone] = -1
+    for _ in range(ALIAS_HOPS):
+        ok = target >= 0
+        step = target.copy()
+        step[ok] = target[target[ok]]
+        if np.array_equal(step, target):
+            break
+        target = step
+    is_alias = np.zeros(n, dtype=bool)
+    is_alias[alias_from] = True
+    ok = target >= 0
+    target[ok & is_alias[np.maximum(target, 0)]] = -1  # still on a redirect: a loop or a chain too long
+    return target
+
 
 @dataclass(frozen=True)
 class HostGraph:
@@ -20,6 +42,7 @@ class HostGraph:
     src: np.ndarray
     dst: np.ndarray
     weight: np.ndarray
+    excluded: np.ndarray | None = None  # bool[n]: pages outside the graph (gone, redirecting): no rank
 
     def __post_init__(self) -> None:
         n = self.n_pages
@@ -48,6 +71,21 @@ class HostGraph:
         return np.repeat(np.arange(self.n_hosts, dtype=np.int64), np.diff(self.host_offsets))
 
     @classmethod
+    def with_conventions(cls, host_ids: np.ndarray, offsets: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                         weight: np.ndarray, gone: np.ndarray, alias_from: np.ndarray,
+                         alias_to: np.ndarray) -> HostGraph:
+        """The graph with SPEC §2.7 applied: links land on redirect targets, links into gone pages
+        and self-links are dropped, gone and redirecting pages have no out-links and no rank."""
+        n = int(offsets[-1])
+        target = resolve_targets(n, gone, alias_from, alias_to)
+        excluded = np.zeros(n, dtype=bool)
+        excluded[gone] = True
+        excluded[alias_from] = True
+        dst = target[dst]
+        keep = (dst >= 0) & (dst != src) & ~excluded[src]
+        return cls(host_ids, offsets, src[keep], dst[keep], weight[keep], excluded if excluded.any() else None)
+
+    @classmethod
     def from_edges(
         cls,
         host_sizes: np.ndarray | list[int],
@@ -55,7 +93,7 @@ class HostGraph:
         dst: np.ndarray | list[int],
         weight: np.ndarray | list[float] | None = None,
         host_ids: np.ndarray | list[int] | None = None,
-    ) -> "HostGraph":
+    ) -> HostGraph:
         """Build from pages-per-host counts and global-index edges (weights default to 1)."""
         sizes = np.asarray(host_sizes, dtype=np.int64)
         src_a = np.asarray(src, dtype=np.int64)

@@ -1,19 +1,21 @@
 """Reading published ranks: for users, the CLI and the crawler's request priorities.
 
-Every query reads the epoch number once and then only keys of that epoch; if the epoch was
-dropped meanwhile (two publishes during one query), it starts over on the new epoch.
+Every query reads the epoch and its norm once (one HGETALL) and then only keys that epoch's
+manifest names; if the epoch was dropped meanwhile (two publishes during one query), it starts
+over on the new epoch. Stored scores are unnormalised: rank = score / norm; NaN = not ranked.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.store.epochs import alive, current, epoch_host_ids
-from rankcrawl.ranker.store.graphstore import GraphStore, with_retry
+from rankcrawl.ranker.store.epochs import MANIFEST, Published, alive, current, manifest
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 from rankcrawl.settings.urls import normalize_url, split_url
 
@@ -43,25 +45,25 @@ class RankQueries:
         return state.epoch if state else None
 
     def _consistent(self, read: Any) -> Any:
-        """Run ``read(epoch)`` on one epoch, restarting if that epoch vanishes underneath."""
+        """Run ``read(state)`` on one epoch, restarting if that epoch vanishes underneath."""
         for _ in range(ATTEMPTS):
-            epoch = self.epoch()
-            if epoch is None:
+            state = current(self.store)
+            if state is None:
                 return read(None)
             try:
-                return read(epoch)
+                return read(state)
             except EpochGone:
                 continue
         raise RuntimeError("ranks are being republished faster than they can be read")
 
     def _zrange(self, key_of: Any, n: int) -> list[tuple[str, float]]:
-        def read(epoch: int | None) -> list[tuple[str, float]]:
-            if epoch is None or n <= 0:
+        def read(state: Published | None) -> list[tuple[str, float]]:
+            if state is None or n <= 0:
                 return []
-            rows = with_retry(lambda: self.store.client.zrevrange(key_of(epoch), 0, n - 1, withscores=True))
-            if not alive(self.store, epoch):
+            rows = self.store.client.zrevrange(key_of(state.epoch), 0, n - 1, withscores=True)
+            if not alive(self.store, state.epoch):
                 raise EpochGone
-            return [(u.decode(), float(s)) for u, s in rows]
+            return [(u.decode(), float(s) / state.norm) for u, s in rows]
 
         return self._consistent(read)
 
@@ -73,62 +75,69 @@ class RankQueries:
         """The ``n`` best hosts as (host key, summed rank of its pages)."""
         return self._zrange(self.keys.hostrank, n)
 
+    def _written_in(self, epoch: int, hids: list[int]) -> dict[int, int]:
+        """HostID → the epoch whose rank key holds its vector in ``epoch`` (0: none)."""
+        pipe = self.store.client.pipeline(transaction=False)
+        for h in hids:
+            pipe.getrange(self.keys.manifest(epoch), 4 * h, 4 * h + 3)
+        raw = pipe.execute()
+        return {h: int(np.frombuffer(b, dtype=MANIFEST)[0]) if len(b) == 4 else 0 for h, b in zip(hids, raw)}
+
     def rank(self, urls: Iterable[str]) -> dict[str, float | None]:
-        """Rank of each URL in the published epoch; None if the page is not ranked (yet)."""
+        """Rank of each URL in the published epoch; None if the page is not ranked (yet, or at all)."""
         urls = list(urls)
 
-        def read(epoch: int | None) -> dict[str, float | None]:
+        def read(state: Published | None) -> dict[str, float | None]:
             ids = self.store.ids(urls, create=False)
-            if epoch is None:
+            if state is None:
                 return {u: None for u in urls}
+            written = self._written_in(state.epoch, sorted({i[0] for i in ids if i is not None}))
+            found = [i for i in ids if i is not None and written[i[0]]]
             pipe = self.store.client.pipeline(transaction=False)
-            for i in ids:
-                if i is not None:
-                    pipe.getrange(self.keys.rank(i[0], epoch), 8 * i[1], 8 * i[1] + 7)
-            raw = with_retry(pipe.execute)
-            if not alive(self.store, epoch):
+            for h, lid in found:
+                pipe.getrange(self.keys.rank(h, written[h]), 8 * lid, 8 * lid + 7)
+            raw = dict(zip(found, pipe.execute()))
+            if not alive(self.store, state.epoch):
                 raise EpochGone
-            values = iter(raw)
             out: dict[str, float | None] = {}
             for u, i in zip(urls, ids):
-                b = next(values) if i is not None else b""
-                out[u] = float(np.frombuffer(b, dtype="<f8")[0]) if len(b) == 8 else None
+                b = raw.get(i, b"") if i is not None else b""
+                x = float(np.frombuffer(b, dtype="<f8")[0]) if len(b) == 8 else math.nan
+                out[u] = None if math.isnan(x) else x / state.norm
             return out
 
         return self._consistent(read)
 
     def export(self) -> Iterator[tuple[str, float]]:
         """Every ranked page as (url, rank), host by host; the ranks sum to 1."""
-        state = current(self.store)
-        if state is None:
-            return
-        for attempt in range(ATTEMPTS):
-            rows = self._export_epoch(state.epoch)
-            if rows is not None:
-                yield from rows
-                return
+        for _ in range(ATTEMPTS):
             state = current(self.store)
             if state is None:
                 return
+            rows = self._export_epoch(state)
+            if rows is not None:
+                yield from rows
+                return
         raise RuntimeError("ranks are being republished faster than they can be read")
 
-    def _export_epoch(self, epoch: int) -> list[tuple[str, float]] | None:
-        hids = epoch_host_ids(self.store, epoch)
-        if hids is None:
+    def _export_epoch(self, state: Published) -> list[tuple[str, float]] | None:
+        m = manifest(self.store, state.epoch)
+        if m is None:
             return None
+        hids = np.flatnonzero(m).tolist()
         rows: list[tuple[str, float]] = []
-        names = self.store.host_names(int(h) for h in hids)
-        for hid, name in zip(hids.tolist(), names):
+        names = self.store.host_names(hids)
+        for hid, name in zip(hids, names):
             pipe = self.store.client.pipeline(transaction=False)
-            pipe.get(self.keys.rank(hid, epoch))
+            pipe.get(self.keys.rank(hid, int(m[hid])))
             pipe.hgetall(self.keys.paths(hid))
-            raw, paths = with_retry(pipe.execute)
+            raw, paths = pipe.execute()
             if raw is None:
                 return None
-            r = np.frombuffer(raw, dtype="<f8")
+            r = np.frombuffer(raw, dtype="<f8") / state.norm
             by_lid = {int(k): v.decode() for k, v in paths.items()}
-            rows += [(f"{name}{by_lid.get(lid, '')}", float(x)) for lid, x in enumerate(r)]
-        return rows if alive(self.store, epoch) else None
+            rows += [(f"{name}{by_lid.get(lid, '')}", float(x)) for lid, x in enumerate(r) if not math.isnan(x)]
+        return rows if alive(self.store, state.epoch) else None
 
     # -- cheap cached lookups for the crawler ------------------------------------------------
     def _epoch_cached(self) -> int | None:

@@ -1,0 +1,113 @@
+"""``FollowMiddleware``: analysis, edges and rank-aware following for any spider.
+
+A spider middleware (``SPIDER_MIDDLEWARES`` order 950, set by the add-on). For every response the
+spider handles it first passes the spider's own output on unchanged, then analyses the response
+with the crawl's one ``PageAnalyzer``, hands the page to the crawl's ``EdgeSink`` (so edges are
+stored whether or not the spider yields items; nothing is added to its items) and yields one
+``Request`` per link RANKCRAWL_FOLLOW_SCOPE selects, with a rank-aware priority
+(``crawler/priority.py``: content links and live ranks first, links that are no edge last).
+The requests travel the normal spider-output path, so DepthMiddleware (DEPTH_LIMIT),
+RefererMiddleware, UrlLengthMiddleware, the offsite filter (``allowed_domains``), every spider
+middleware with a lower order and the dupefilter apply. They carry no callback: the spider's
+default callback (``parse``; a CrawlSpider's rules) gets their responses. Links the spider itself
+requested from the same page are not requested twice. A page whose callback raises is not
+analysed (Scrapy reports the spider error).
+
+RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
+crawl closes with reason ``page_budget`` and no more links are followed (pages in flight finish).
+
+Stats: ``page_analyzer.record_stats``'s, ``rankcrawl/dropped/{non_html,http_error}``,
+``rankcrawl/follow/requests``, ``rankcrawl/follow/content`` (of them, links that are edges).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from scrapy import Request, signals
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response, TextResponse
+
+from rankcrawl.crawler.budget import PageBudget
+from rankcrawl.crawler.priority import Prioritizer, RankCache
+from rankcrawl.pipelines.edge_pipeline import EdgeSink
+from rankcrawl.pipelines.page_analyzer import FollowLink, NotAnalysed, PageAnalyzer, PageResult, record_stats
+from rankcrawl.settings.config import RankcrawlConfig
+from rankcrawl.settings.urls import normalize_url
+
+
+def selected(link: FollowLink, scope: str) -> bool:
+    """Whether RANKCRAWL_FOLLOW_SCOPE ``scope`` follows ``link``."""
+    if scope == "all":
+        return True
+    if scope == "non-template":
+        return not link.template
+    return scope == "content" and link.counted
+
+
+class FollowMiddleware:
+    """Spider middleware: analyse every response, store its edges, follow its links by priority."""
+
+    def __init__(self, crawler: Any, config: RankcrawlConfig) -> None:
+        self.crawler, self.stats, self.config = crawler, crawler.stats, config
+        self.analyzer = PageAnalyzer.of(crawler)
+        self.sink = EdgeSink.of(crawler)
+        self.budget = PageBudget(crawler, config.max_pages)
+        self.rank_cache = RankCache(config.redis_url, config.key_prefix, config.rank_refresh)
+        self.prioritizer = Prioritizer(self.rank_cache, config.topic_terms)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> FollowMiddleware:
+        config = RankcrawlConfig.of(crawler)
+        if not config.enabled:
+            raise NotConfigured("RANKCRAWL_ENABLED is False")
+        mw = cls(crawler, config)
+        crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        return mw
+
+    def spider_opened(self, spider: Any) -> None:
+        """Add the spider's own topic terms (``spider.topic_terms``) and start reading ranks."""
+        self.prioritizer = Prioritizer(self.rank_cache, (*self.config.topic_terms, *getattr(spider, "topic_terms", ())))
+        if self.config.follow_scope != "none":
+            self.rank_cache.start()
+
+    def spider_closed(self, spider: Any) -> None:
+        self.rank_cache.stop()
+
+    def process_spider_input(self, response: Response) -> None:
+        self.budget.count()
+
+    async def process_spider_output(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        requested = {normalize_url(response.url) or response.url}
+        async for output in result:
+            if isinstance(output, Request):
+                requested.add(normalize_url(output.url) or output.url)
+            yield output
+        page = await self._analyse(response)
+        if page is None or self.budget.spent() or self.config.follow_scope == "none":
+            return
+        for link in page.follow:
+            if link.url in requested or not selected(link, self.config.follow_scope):
+                continue
+            requested.add(link.url)
+            self.stats.inc_value("rankcrawl/follow/requests")
+            self.stats.inc_value("rankcrawl/follow/content", int(link.counted))
+            yield Request(link.url, priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted))
+
+    async def _analyse(self, response: Response) -> PageResult | None:
+        """Analyse the page and store it; None when it is no HTML page (counted in a stat)."""
+        try:
+            page = await self.analyzer.analyze(
+                response.url, response.body, status=response.status,
+                encoding=response.encoding if isinstance(response, TextResponse) else None,
+                content_type=(response.headers.get(b"Content-Type") or b"").decode("latin-1"))
+        except NotAnalysed as exc:
+            self.stats.inc_value(f"rankcrawl/dropped/{exc.reason}")
+            return None
+        record_stats(self.stats, page)
+        meta = {"status": response.status, "depth": int(response.meta.get("depth", 0)), "fetched_at": time.time()}
+        await self.sink.put(page, meta)
+        return page

@@ -1,0 +1,64 @@
+"""Block statistics, computed here and nowhere else: text density rho, link density, DOM prefixes.
+
+Text density (Kohlschütter Eq. 4.6): the words of all word-wrapped lines but the last, divided
+by the number of those lines; a one-line block's density is its word count. Link density:
+linked words / words (0 for a block without words). Both accept Python numbers or numpy arrays
+(one value per block). ``common_prefix`` is the shared leading part of two DOM paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import overload
+
+import numpy as np
+
+
+@overload
+def text_density(words: np.ndarray, lines: np.ndarray, last: np.ndarray) -> np.ndarray: ...
+@overload
+def text_density(words: float, lines: float, last: float) -> float: ...
+def text_density(words, lines, last):
+    """rho (Eq. 4.6) = (words − words on the last line) / (lines − 1); one line: words."""
+    if isinstance(words, np.ndarray):
+        words = words.astype(np.float64)
+        return np.where(lines > 1, (words - last) / np.maximum(lines - 1, 1), words)
+    return (words - last) / (lines - 1) if lines > 1 else float(words)
+
+
+@overload
+def link_density(linked: np.ndarray, words: np.ndarray) -> np.ndarray: ...
+@overload
+def link_density(linked: float, words: float) -> float: ...
+def link_density(linked, words):
+    """Linked words / words; 0 where there is no word."""
+    if isinstance(words, np.ndarray):
+        return np.asarray(linked, dtype=np.float64) / np.maximum(words, 1)
+    return linked / words if words else 0.0
+
+
+def common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    """Number of leading DOM-path labels ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def shared_path(paths: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
+    """The longest DOM path that starts every path of ``paths`` (``()`` for none)."""
+    if not paths:
+        return ()
+    out = paths[0]
+    for p in paths[1:]:
+        out = out[: common_prefix(out, p)]
+    return out
+
+
+def block_counts(blocks: Sequence[object]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(words, linked words, lines, words on the last line) per block as float64 arrays."""
+    a = np.array([(b.n_words, b.n_linked_words, b.n_lines, b.last_line_words) for b in blocks],  # type: ignore[attr-defined]
+                 dtype=np.float64).reshape(len(blocks), 4)
+    return a[:, 0], a[:, 1], a[:, 2], a[:, 3]

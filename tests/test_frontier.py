@@ -1,0 +1,152 @@
+"""The shared frontier stores JSON and never runs an entry: real Valkey, real scrapy-redis queue."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+import scrapy
+from scrapy.http import FormRequest
+from scrapy.utils.test import get_crawler
+
+from rankcrawl.crawler import frontier
+from rankcrawl.crawler.frontier import SafePriorityQueue, dumps, loads
+
+KEY = "t:{crawl}:%(spider)s:requests"
+
+
+class Spider(scrapy.Spider):
+    name = "frontier-test"
+
+    def parse(self, response: Any) -> None:
+        """The default callback."""
+
+    def parse_item(self, response: Any) -> None:
+        """A second public callback."""
+
+
+class Command:
+    """A pickle payload: unpickling it runs ``touch <marker>``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.fixture
+def spider() -> Spider:
+    crawler = get_crawler(Spider)
+    crawler.stats.open_spider()
+    return Spider.from_crawler(crawler)
+
+
+@pytest.fixture
+def queue(r: redis.Redis, spider: Spider) -> SafePriorityQueue:
+    return SafePriorityQueue(r, spider, KEY, serializer=frontier)
+
+
+def stat(spider: Spider, name: str) -> int:
+    return spider.crawler.stats.get_value(name, 0)
+
+
+def test_json_round_trip_keeps_every_field(queue: SafePriorityQueue, spider: Spider, r: redis.Redis) -> None:
+    requests = [
+        scrapy.Request("http://a.example/x?q=1", callback=spider.parse_item, priority=7, body=b"\x00\xffraw",
+                       headers={"X-Bin": b"\xe9t\xe9"}, cookies={"c": "v"}, dont_filter=True,
+                       meta={"depth": 3, "blob": b"\x01\x02", "ints": {1: "one"}, "tags": {"$b": "not a tag"}},
+                       cb_kwargs={"page": [1, 2, {"k": None}]}, flags=["f"]),
+        FormRequest("http://b.example/form", formdata={"a": "1"}, callback=spider.parse),
+    ]
+    for req in requests:
+        queue.push(req)
+    assert len(queue) == 2
+    (raw,) = r.zrange(queue.key, 0, 0)
+    json.loads(raw)  # stored as plain JSON text
+    assert not raw.startswith(b"\x80")  # not a pickle
+    got = [queue.pop(), queue.pop()]
+    assert queue.pop() is None
+    for before, after in zip(requests, got):
+        assert type(after) is type(before)
+        assert after.to_dict(spider=spider) == before.to_dict(spider=spider)
+
+
+def test_request_with_non_json_meta_is_counted_not_queued(queue: SafePriorityQueue, spider: Spider) -> None:
+    queue.push(scrapy.Request("http://a.example/", meta={"obj": object()}))
+    assert len(queue) == 0
+    assert stat(spider, "rankcrawl/frontier/unstorable") == 1
+
+
+def test_serializer_rejects_what_is_not_a_request() -> None:
+    for data in (b"\x80\x04K\x01.", b"{", b"[1, 2]", b'{"url": 5}', b'{"url": "u", "h": {"$b": "!!"}}',
+                 b"[" * 100_000 + b"]" * 100_000, b'{"$d": [[[1], 2]]}'):
+        with pytest.raises(frontier.FrontierEntryError):
+            loads(data)
+    assert loads(dumps({"url": "u", "b": b"x", "d": {b"k": [b"v"]}})) == {"url": "u", "b": b"x", "d": {b"k": [b"v"]}}
+
+
+def test_planted_entries_are_skipped_never_run(queue: SafePriorityQueue, spider: Spider, r: redis.Redis,
+                                               tmp_path: Path) -> None:
+    markers = [tmp_path / f"owned{i}" for i in range(3)]
+    planted = [
+        pickle.dumps(Command(markers[0])),  # scrapy-redis's default (pickle) format
+        json.dumps({"url": "http://a.example/", "_class": "subprocess.Popen",
+                    "args": ["touch", str(markers[1])]}),
+        json.dumps({"url": "http://a.example/", "callback": "close"}),
+        json.dumps({"url": "http://a.example/", "callback": "__init__"}),
+        json.dumps({"url": "http://a.example/", "errback": "missing"}),
+        json.dumps({"url": "not a url"}),
+        json.dumps({"url": "http://a.example/", "_class": "os.system", "command": f"touch {markers[2]}"}),
+        b"\xff\xfe garbage",
+    ]
+    for i, data in enumerate(planted):
+        r.zadd(queue.key, {data: -100 + i})  # better priority than the real request below
+    queue.push(scrapy.Request("http://a.example/real", callback=spider.parse_item))
+    req = queue.pop()
+    assert req is not None and req.url == "http://a.example/real" and req.callback == spider.parse_item
+    assert not any(m.exists() for m in markers)
+    assert stat(spider, "rankcrawl/frontier/skipped") == len(planted)
+    assert len(queue) == 0
+
+
+def test_pop_yields_after_a_bounded_number_of_bad_entries(queue: SafePriorityQueue, spider: Spider,
+                                                          r: redis.Redis) -> None:
+    r.zadd(queue.key, {f"junk{i}": i for i in range(frontier.MAX_SKIPS_PER_POP + 5)})
+    assert queue.pop() is None  # gave the reactor back; the rest stays for the next call
+    assert len(queue) == 5
+    assert queue.pop() is None and len(queue) == 0
+    assert stat(spider, "rankcrawl/frontier/skipped") == frontier.MAX_SKIPS_PER_POP + 5
+
+
+@pytest.mark.slow
+def test_planted_pickle_in_a_distributed_crawl_is_not_executed(r: redis.Redis, redis_url: str, tmp_path: Path) -> None:
+    from rankcrawl.crawler.demoweb.web import DemoWeb
+
+    marker = tmp_path / "owned"
+    key = "rc:{crawl}:rankcrawl:requests"
+    r.zadd(key, {pickle.dumps(Command(marker)): -10**6})
+    settings = {"RANKCRAWL_DISTRIBUTED": "True", "RANKCRAWL_RANKER": "False", "RANKCRAWL_IDLE_TIMEOUT": "1",
+                "RANKCRAWL_ALLOW_PRIVATE": "True", "DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False",
+                "LOG_LEVEL": "WARNING"}
+    with DemoWeb(seed=2, n_hosts=2, pages_per_host=12).serve() as web:
+        cmd = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "crawl", *web.seeds,
+               "--redis-url", redis_url]
+        for name, value in settings.items():
+            cmd += ["-s", f"{name}={value}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        fetched = sum(1 for u, n in web.hits.items() if n and u in web.pages)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not marker.exists()
+    stats = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
+    assert stats["rankcrawl/frontier/skipped"] == "1"
+    assert "skipped a frontier entry" in proc.stderr
+    assert fetched > len(web.seeds)  # the crawl went on past the planted entry
+    assert not any(raw.startswith(b"\x80") for raw in r.zrange(key, 0, -1))
