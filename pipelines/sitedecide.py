@@ -36,8 +36,15 @@ from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitestate import typed_keys
 
 REGION_SHARE = 0.3
+
 MAX_KEYS = 1024
 """Keys counted per page at most (document order); later ones are judged by the page alone."""
+
+
+def recurrence_floor(n: float, share: float) -> float:
+    """Pages of a host with ``n`` pages a key must be on to recur: max(2, share·n) — the one
+    "recurs on a share of the host's pages" rule (templates, site-name terms, main regions)."""
+    return max(2.0, share * n)
 
 
 @dataclass

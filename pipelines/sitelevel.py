@@ -35,7 +35,7 @@ from redis.backoff import ExponentialBackoff
 from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, check, class_keys
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, label_key
 from rankcrawl.pipelines.pagering import RecentPages, Remembered
-from rankcrawl.pipelines.sitedecide import REGION_SHARE, Decision, candidates, decide, main_region, page_keys
+from rankcrawl.pipelines.sitedecide import REGION_SHARE, Decision, candidates, decide, main_region, page_keys, recurrence_floor
 from rankcrawl.pipelines.sitestate import SiteState, typed_keys
 from rankcrawl.settings.urls import split_url
 
@@ -179,12 +179,12 @@ class SiteAnalyzer:
         self.round_trips += 1
         self.failures, self.next_try = 0, 0.0
         warm = reply.n >= self.min_pages
-        floor = max(2.0, self.share * reply.n)
+        floor = recurrence_floor(reply.n, self.share)
         page_counts = reply.counts[: len(counted)]
         statuses = {int(k): c >= floor for k, c in zip(counted, page_counts)}
         cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
         statuses.update({k: c >= floor for k, c in cold_counts.items()})
-        region_floor = max(2.0, REGION_SHARE * reply.n)
+        region_floor = recurrence_floor(reply.n, REGION_SHARE)
         region = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm)
         duplicate = reply.canonical is not None
