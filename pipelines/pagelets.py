@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from rankcrawl.pipelines.blockstats import link_density
 from rankcrawl.pipelines.shingles import segment_shingles
 
 K = 3
@@ -134,6 +135,6 @@ def partition(root: etree._Element, k: int = K, w: int = 4, linked_only: bool = 
             continue
         n_words = len(WORDS.findall(text))
         linked = sum(len(WORDS.findall(element_text(a))) for a in anchors)
-        density = min(1.0, linked / n_words) if n_words else (1.0 if anchors else 0.0)
+        density = min(1.0, link_density(linked, n_words)) if n_words else float(bool(anchors))
         pagelets.append(Pagelet(el, int(shingle), text, anchors, density, labels))
     return pagelets
