@@ -16,6 +16,10 @@ analysed (Scrapy reports the spider error).
 RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
 crawl closes with reason ``page_budget`` and no more links are followed (pages in flight finish).
 
+Graph conventions (issue 10): a response >= 400 (through an errback, ``handle_httpstatus_*`` or
+HttpErrorMiddleware's HttpError) is stored as gone, so the URL gets no rank (redirects become
+aliases in ``crawler/redirects.py``).
+
 Stats: ``page_analyzer.record_stats``'s, ``rankcrawl/dropped/{non_html,http_error}``,
 ``rankcrawl/follow/requests``, ``rankcrawl/follow/content`` (of them, links that are edges).
 """
@@ -29,11 +33,14 @@ from typing import Any
 from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response, TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.defer import deferred_from_coro
 
 from rankcrawl.crawler.budget import PageBudget
 from rankcrawl.crawler.priority import Prioritizer, RankCache
 from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.pipelines.page_analyzer import FollowLink, NotAnalysed, PageAnalyzer, PageResult, record_stats
+from rankcrawl.ranker.store.graphstore import GONE_STATUS
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import normalize_url
 
@@ -97,8 +104,24 @@ class FollowMiddleware:
             self.stats.inc_value("rankcrawl/follow/content", int(link.counted))
             yield Request(link.url, priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted))
 
+    def process_spider_exception(self, response: Response, exception: Exception) -> None:
+        """A response HttpErrorMiddleware refused (4xx/5xx, no errback): store the URL as gone
+        (in the background: Scrapy wants None here; HttpErrorMiddleware then logs and drops it)."""
+        if isinstance(exception, HttpError):
+            deferred_from_coro(self._store_fetch(response))
+
+    async def _store_fetch(self, response: Response) -> None:
+        """An answer >= 400 makes the URL gone: no edges, no rank (redirects: ``crawler/redirects.py``)."""
+        if response.status >= GONE_STATUS:
+            await self.sink.put_gone(response.url, self._meta(response))
+
+    @staticmethod
+    def _meta(response: Response) -> dict[str, Any]:
+        return {"status": response.status, "depth": int(response.meta.get("depth", 0)), "fetched_at": time.time()}
+
     async def _analyse(self, response: Response) -> PageResult | None:
         """Analyse the page and store it; None when it is no HTML page (counted in a stat)."""
+        await self._store_fetch(response)
         try:
             page = await self.analyzer.analyze(
                 response.url, response.body, status=response.status,
@@ -108,6 +131,5 @@ class FollowMiddleware:
             self.stats.inc_value(f"rankcrawl/dropped/{exc.reason}")
             return None
         record_stats(self.stats, page)
-        meta = {"status": response.status, "depth": int(response.meta.get("depth", 0)), "fetched_at": time.time()}
-        await self.sink.put(page, meta)
+        await self.sink.put(page, self._meta(response))
         return page

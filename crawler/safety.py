@@ -10,6 +10,9 @@ A name that cannot be resolved fails closed: no request is sent, ``rankcrawl/saf
 counts it and a ``DNSLookupError`` goes to Scrapy's retry middleware like any DNS failure
 (``RANKCRAWL_SSRF_FAIL_OPEN = True`` leaves it to the downloader instead). Verdicts are cached
 per host for ``CACHE_TTL`` seconds (``CACHE_SIZE`` hosts); failed lookups are not cached.
+A crawl in which the guard refused every request and nothing was downloaded (e.g. behind a proxy
+with no local DNS) logs one error line naming the setting that allows it (``all_refused``);
+``rankcrawl crawl`` then exits non-zero with that line.
 Limit: Scrapy resolves the name again when it connects, so a DNS-rebinding server could answer
 differently the second time; the guard stops ordinary private-address links, not a hostile DNS.
 """
@@ -17,14 +20,15 @@ differently the second time; the guard stops ordinary private-address links, not
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from ipaddress import IPv4Address, IPv6Address
 from typing import Any
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.error import DNSLookupError
@@ -32,6 +36,8 @@ from twisted.internet.threads import deferToThread
 
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import host_of
+
+logger = logging.getLogger(__name__)
 
 CACHE_SIZE = 4096
 CACHE_TTL = 300.0
@@ -86,6 +92,21 @@ def literal_addresses(host: str) -> list[str] | None:
     return [host.strip("[]")]
 
 
+def all_refused(stats: Mapping[str, Any]) -> str | None:
+    """One line for a crawl whose every request the guard refused (nothing downloaded), else None."""
+    unresolved = int(stats.get("rankcrawl/safety/unresolved") or 0)
+    refused = int(stats.get("rankcrawl/safety/refused") or 0)
+    if stats.get("downloader/response_count") or not (unresolved or refused):
+        return None
+    remedies = []
+    if unresolved:
+        remedies.append(f"{unresolved} lookups of host names failed (behind a proxy without local DNS set "
+                        "RANKCRAWL_SSRF_FAIL_OPEN=True)")
+    if refused:
+        remedies.append(f"{refused} requests to non-public addresses (RANKCRAWL_ALLOW_PRIVATE=True allows them)")
+    return "the SSRF guard refused every request, nothing was fetched: " + "; ".join(remedies)
+
+
 class SafetyMiddleware:
     """Downloader middleware: only public addresses unless RANKCRAWL_ALLOW_PRIVATE."""
 
@@ -103,7 +124,14 @@ class SafetyMiddleware:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         if config.allow_private:
             raise NotConfigured("RANKCRAWL_ALLOW_PRIVATE is True")
-        return cls(crawler, config.ssrf_fail_open)
+        mw = cls(crawler, config.ssrf_fail_open)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        return mw
+
+    def spider_closed(self, spider: Any) -> None:
+        message = all_refused(self.stats.get_stats())
+        if message:
+            logger.error("rankcrawl: %s", message)
 
     async def lookup(self, host: str) -> list[str]:
         """The addresses of ``host``, resolved in a thread (OSError when it cannot be resolved)."""

@@ -12,7 +12,8 @@ within ``RANKCRAWL_FLUSH_TIMEOUT``; whatever could not be written is logged and 
 
 Stats: ``rankcrawl/pages/pushed``, ``rankcrawl/edges/pushed``, ``rankcrawl/edges/buffered_max``
 (peak pages waiting), ``rankcrawl/redis/retries``, ``rankcrawl/edges/backpressure``,
-``rankcrawl/pages/rejected``.
+``rankcrawl/pages/rejected``, ``rankcrawl/pages/gone`` (fetched URLs that answered 4xx/5xx, stored
+as gone), ``rankcrawl/pages/redirects`` (redirecting URLs stored as aliases of their targets).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import logging
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -42,6 +45,17 @@ BACKPRESSURE_POLL = 0.05
 RECENT_PAGES = 4096
 
 
+@dataclass
+class Redirect:
+    """``source`` answered with a redirect that ended at ``target`` (``GraphStore.put_redirect``)."""
+
+    source: str
+    target: str
+
+
+Record = PageRecord | Redirect
+
+
 def page_records(result: PageResult, meta: dict[str, Any]) -> list[PageRecord]:
     """Graph-store records of an analysed page: the page (edges + fetch metadata), then its repushes.
 
@@ -57,10 +71,10 @@ class EdgeWriter:
 
     def __init__(self, url: str | None, prefix: str, batch: int, limit: int) -> None:
         self.url, self.prefix, self.batch, self.limit = url, prefix, batch, limit
-        self.buffer: deque[PageRecord] = deque()
+        self.buffer: deque[Record] = deque()
         self.cond = threading.Condition()
         self.closing = self.abandoned = False
-        self.pages = self.edges = self.retries = self.rejected = self.peak = 0
+        self.pages = self.edges = self.retries = self.rejected = self.peak = self.redirects = self.gone = 0
         self.thread = threading.Thread(target=self._run, name="rankcrawl-edges", daemon=True)
 
     def start(self) -> None:
@@ -69,7 +83,7 @@ class EdgeWriter:
     def full(self) -> bool:
         return len(self.buffer) >= self.limit
 
-    def put(self, record: PageRecord) -> None:
+    def put(self, record: Record) -> None:
         with self.cond:
             self.buffer.append(record)
             self.peak = max(self.peak, len(self.buffer))
@@ -95,6 +109,10 @@ class EdgeWriter:
                 if not self.buffer or self.abandoned:
                     return
                 batch = [self.buffer[i] for i in range(min(self.batch, len(self.buffer)))]
+                if isinstance(batch[0], Redirect):
+                    batch = batch[:1]
+                else:  # the pages up to the next redirect: batches keep the order of the records
+                    batch = batch[:next((i for i, r in enumerate(batch) if isinstance(r, Redirect)), len(batch))]
             try:
                 store = store or GraphStore(connect(self.url), self.prefix)
                 self._write(store, batch)
@@ -110,7 +128,18 @@ class EdgeWriter:
                 for _ in batch:
                     self.buffer.popleft()
 
-    def _write(self, store: GraphStore, batch: list[PageRecord]) -> None:
+    def _write(self, store: GraphStore, batch: list[Record]) -> None:
+        if isinstance(batch[0], Redirect):
+            try:
+                store.put_redirect(batch[0].source, batch[0].target)
+                self.redirects += 1
+            except ValueError as exc:
+                self.rejected += 1
+                logger.error("rankcrawl: redirect not stored: %s", exc)
+            return
+        self._write_pages(store, [r for r in batch if isinstance(r, PageRecord)])
+
+    def _write_pages(self, store: GraphStore, batch: list[PageRecord]) -> None:
         for rec in batch:
             if not rec.meta:
                 rec.meta = store.meta(rec.url) or {}
@@ -127,6 +156,7 @@ class EdgeWriter:
                     self.rejected += 1
                     logger.error("rankcrawl: page not stored: %s", exc)
         self.pages += len(good)
+        self.gone += sum(r.gone for r in good)
         self.edges += sum(len(r.links) for r in good)
 
 
@@ -153,16 +183,27 @@ class EdgeSink:
 
     async def put(self, result: PageResult, meta: dict[str, Any]) -> None:
         """Buffer the page's records; waits while the buffer is full (backpressure)."""
+        await self._put(page_records(result, meta))
+        self.recent[result.url] = None
+        if len(self.recent) > RECENT_PAGES:
+            self.recent.popitem(last=False)
+
+    async def put_gone(self, url: str, meta: dict[str, Any]) -> None:
+        """``url`` was fetched and answered ``meta["status"]`` >= 400: it leaves the graph (no rank)."""
+        await self._put([PageRecord(url=url, meta=meta)])
+
+    async def put_redirects(self, sources: list[str], target: str) -> None:
+        """Each of ``sources`` redirected (in a chain) to ``target``: each becomes its alias."""
+        await self._put([Redirect(source, target) for source in sources])
+
+    async def _put(self, records: Sequence[Record]) -> None:
         if not self.started:
             self.started = True
             self.writer.start()
         if self.writer.full():
             await self._backpressure()
-        for record in page_records(result, meta):
+        for record in records:
             self.writer.put(record)
-        self.recent[result.url] = None
-        if len(self.recent) > RECENT_PAGES:
-            self.recent.popitem(last=False)
         self._publish_stats()
 
     async def _backpressure(self) -> None:
@@ -191,7 +232,7 @@ class EdgeSink:
             left = await maybe_deferred_to_future(deferToThread(self.writer.close, self.flush_timeout)) if self.started else 0
             self._publish_stats()
             if left:
-                lost = sum(len(r.links) for r in list(self.writer.buffer))
+                lost = sum(len(r.links) for r in list(self.writer.buffer) if isinstance(r, PageRecord))
                 self.stats.set_value("rankcrawl/pages/unflushed", left)
                 self.stats.set_value("rankcrawl/edges/unflushed", lost)
                 logger.error("rankcrawl: %d pages (%d edges) could not be written to Redis before the flush timeout", left, lost)
@@ -208,5 +249,7 @@ class EdgeSink:
             ("rankcrawl/edges/buffered_max", w.peak),
             ("rankcrawl/redis/retries", w.retries),
             ("rankcrawl/pages/rejected", w.rejected),
+            ("rankcrawl/pages/gone", w.gone),
+            ("rankcrawl/pages/redirects", w.redirects),
         ):
             self.stats.set_value(name, value)

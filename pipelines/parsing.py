@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
 import lxml.html
 from lxml import etree
@@ -17,15 +19,65 @@ VOID_TAGS = frozenset(
 )
 TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*+)([^>]*+)>")
 MAX_ATTRIBUTES = 256
-"""Attributes kept per start tag: libxml2 checks every new attribute against all earlier ones, so
-one tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
-_UNIT = r"""(?>[^\s"'<>=]++|\s++|=|"[^"]*+"|'[^']*+')"""
-TAG_UNIT = re.compile(_UNIT)
-"""A piece of a start tag: a name or unquoted value, whitespace, ``=``, or a quoted value."""
-SHORT_TAGS = re.compile(rf"(?>[^<]++|<(?![a-zA-Z])|<[a-zA-Z]{_UNIT}{{0,{4 * MAX_ATTRIBUTES}}}+(?!{_UNIT}))*+")
-"""Text and tags of at most 4 · MAX_ATTRIBUTES pieces, in one pass: every group is atomic and quoted
-values are consumed whole, so the scan is linear and stops only where a longer start tag begins."""
-LONG_TAG = re.compile(rf"<[a-zA-Z]{_UNIT}*+>?")
+"""Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
+tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
+
+# The tag grammar of the HTML tokenizer (WHATWG HTML §13.2.5, which libxml2 ≥ 2.14 follows): a
+# quoted value opens only right after "=" and runs to its closing quote across "<" and ">"; a stray
+# quote elsewhere is part of an attribute name; script, style, … hold raw text up to their end tag.
+_WS = r"[\t\n\f\r ]"
+_ATTRIBUTE = (rf"""(?>[^\t\n\f\r />][^\t\n\f\r />=]*+"""
+              rf"""(?:{_WS}*+={_WS}*+(?:"[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]++)?)?)""")
+_NEXT_ATTRIBUTE = rf"[\t\n\f\r /]*+{_ATTRIBUTE}"
+_TAG_NAME = r"</?[a-zA-Z][^\t\n\f\r />]*+"
+RAW_TEXT = ("script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title", "plaintext")
+"""Elements whose content is text up to their end tag (``plaintext``: up to the end of the page),
+unless their start tag is self-closing (``<script/>``: libxml2 does not switch to raw text then)."""
+
+
+def _raw_content(name: str) -> str:
+    """Raw text up to ``</name``; in a script, ``<!--`` opens an escaped section where a nested
+    ``<script>`` opens a double-escaped one, whose ``</script>`` does not end the script (§13.2.5.4-.27)."""
+    end = rf"/(?i:{name})[\t\n\f\r />]"
+    if name == "plaintext":
+        return r"[\s\S]*+"
+    if name != "script":
+        return rf"(?:[^<]++|<(?!{end}))*+"
+    start = r"(?i:script)[\t\n\f\r />]"
+    double = rf"(?:[^<-]++|-(?!->)|<(?!{end}))*+"
+    escaped = (rf"(?>-*+>|(?:[^<-]++|-(?!->)|<(?!{end}|{start})|<(?={start}){double}<(?={end}))*+"
+               rf"(?:<(?={start}){double})?(?:-->)?)")
+    return rf"(?:[^<]++|<(?!{end}|!--)|<!--{escaped})*+"
+
+
+class _Scanner(NamedTuple):
+    short_tags: re.Pattern[str]
+    """The page up to its first tag of over ``limit`` attributes, in one pass: every token is atomic
+    and consumes at least one character, so the scan is linear."""
+    long_tag: re.Pattern[str]
+    first_attributes: re.Pattern[str]
+
+
+@functools.cache
+def _scanner(limit: int) -> _Scanner:
+    attributes = rf"(?:{_NEXT_ATTRIBUTE}){{0,{limit}}}+"
+    short = rf"{attributes}[\t\n\f\r /]*+(?:>|\Z)"
+    opening = rf"{attributes}(?:[\t\n\f\r /]*[\t\n\f\r ])?(?:>|\Z)"  # not self-closing ("/>")
+    token = "|".join([
+        r"[^<]++",
+        r"<!--(?:-?>|(?>[^-]++|-(?!-!?>))*+(?:--!?>)?)",  # comment, "<!-->" and "<!--->" included
+        r"<[!?][^>]*+>?",  # doctype, CDATA, processing instruction: bogus comments
+        r"</(?![a-zA-Z])[^>]*+>?",
+        *(rf"<(?i:{name})(?![^\t\n\f\r />]){opening}{_raw_content(name)}" for name in RAW_TEXT),
+        rf"{_TAG_NAME}{short}",
+        r"<(?![a-zA-Z!?/])",
+    ])
+    return _Scanner(re.compile(rf"(?>{token})*+"),
+                    re.compile(rf"({_TAG_NAME})(?:{_NEXT_ATTRIBUTE})*+([\t\n\f\r /]*+)(>?)"),
+                    re.compile(rf"{_TAG_NAME}(?:{_NEXT_ATTRIBUTE}){{{limit}}}"))
+
+
+RAW_CONTENT = {name: re.compile(_raw_content(name)) for name in RAW_TEXT}
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
@@ -35,22 +87,6 @@ def _parser() -> lxml.html.HTMLParser:
     )
 
 
-def _first_attributes(tag: str, limit: int) -> str:
-    """A start tag cut after its first ``limit`` attributes."""
-    kept, names, after_equals = ["<"], -1, False  # the first name is the tag's
-    for unit in TAG_UNIT.findall(tag, 1):
-        if unit == "=" or unit.isspace():
-            after_equals = after_equals or unit == "="
-        elif after_equals or unit[0] in "\"'":
-            after_equals = False
-        else:
-            names += 1
-            if names > limit:
-                break
-        kept.append(unit)
-    return "".join(kept).rstrip() + ">"
-
-
 def _end(m: re.Match[str] | None) -> int:
     """End of a match of a pattern that always matches (``*+`` patterns match the empty string)."""
     assert m is not None
@@ -58,14 +94,21 @@ def _end(m: re.Match[str] | None) -> int:
 
 
 def cap_attributes(html: str, limit: int = MAX_ATTRIBUTES) -> str:
-    """``html`` with every start tag of over 4 · ``limit`` pieces cut to its first ``limit`` attributes."""
+    """``html`` with every tag of over ``limit`` attributes cut to its first ``limit``."""
+    scan = _scanner(limit)
     out: list[str] = []
     pos, end = 0, len(html)
-    while (stop := _end(SHORT_TAGS.match(html, pos))) < end:
-        tag = LONG_TAG.match(html, stop)
-        assert tag is not None  # SHORT_TAGS stops only at "<" and a letter, where LONG_TAG matches
-        out += (html[pos:stop], _first_attributes(tag.group(), limit))
+    while (stop := _end(scan.short_tags.match(html, pos))) < end:
+        tag = scan.long_tag.match(html, stop)
+        kept = scan.first_attributes.match(html, stop)
+        assert tag is not None and kept is not None  # SHORT_TAGS stops only at such a tag
+        self_closing = tag.group(3) == ">" and tag.group(2).endswith("/")
+        out += (html[pos:stop], kept.group(), " />" if self_closing else ">")
         pos = tag.end()
+        name = tag.group(1)[1:].lower()
+        if name in RAW_CONTENT and not self_closing:
+            pos = _end(RAW_CONTENT[name].match(html, pos))
+            out.append(html[tag.end():pos])
     return "".join([*out, html[pos:]]) if out else html
 
 
@@ -100,8 +143,8 @@ def flatten_deep(html: str, max_depth: int = MAX_DEPTH, deadline: Deadline | Non
 
 def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | None:
     """The root ``<html>`` element of ``text`` (None for a page without any content)."""
-    text = cap_attributes(text)
-    data = CONTROL.sub(" ", text).encode("utf-8", errors="replace")
+    text = cap_attributes(CONTROL.sub(" ", text))
+    data = text.encode("utf-8", errors="replace")
     parser = _parser()
     root = etree.fromstring(data, parser)
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):

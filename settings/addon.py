@@ -12,6 +12,8 @@ bad one stops it with a ``SettingError`` naming the setting and its allowed valu
 from __future__ import annotations
 
 import importlib
+import sys
+from types import TracebackType
 from typing import Any
 
 from scrapy.settings import SETTINGS_PRIORITIES
@@ -26,7 +28,9 @@ SPIDER_MODULE = "rankcrawl.crawler.spider"
 PIPELINES = {"rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300}
 SPIDER_MIDDLEWARES = {"rankcrawl.crawler.follow.FollowMiddleware": 950}  # below the spider, above Depth (900),
                                                                           # UrlLength (800) and Referer (700)
-DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40}
+DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40,  # redirects: see crawler/redirects.py
+                          "rankcrawl.crawler.redirects.RedirectAliasMiddleware": 650,
+                          "rankcrawl.crawler.redirects.MetaRefreshAliasMiddleware": 585}
 EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500}
 USER_AGENT = "rankcrawl/0.1 (focused crawler; Scrapy)"
 CRAWLING = {  # politeness; FIFO among equal priorities (breadth-first)
@@ -70,7 +74,11 @@ class Addon:
     def update_pre_crawler_settings(cls, settings: Any) -> None:
         """Check the project's and the command line's values (SettingError before any crawler exists)
         and register the bundled spider: ``scrapy crawl rankcrawl`` in any project."""
-        RankcrawlConfig.from_settings(settings)
+        try:
+            check_extras(RankcrawlConfig.from_settings(settings))
+        except SettingError:
+            report_uncaught_setting_errors()
+            raise
         modules = settings.getlist("SPIDER_MODULES")
         if SPIDER_MODULE not in modules:
             settings.set("SPIDER_MODULES", [*modules, SPIDER_MODULE], priority=settings.getpriority("SPIDER_MODULES") or "addon")
@@ -97,6 +105,26 @@ class Addon:
         if config.distributed:
             for name, value in distributed_settings(redis_url(settings), config.key_prefix).items():
                 set_unless_user(settings, name, value)
+
+
+def _one_line_hook(previous: Any) -> Any:
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if isinstance(exc, SettingError):
+            print(f"rankcrawl: error: {exc}", file=sys.stderr)
+        else:
+            previous(kind, exc, tb)
+
+    hook.rankcrawl = True  # type: ignore[attr-defined]
+    return hook
+
+
+def report_uncaught_setting_errors() -> None:
+    """Make a ``SettingError`` that nobody catches end the process with its one line (exit status 1)
+    instead of a traceback. ``scrapy crawl`` creates its crawler process (which runs
+    ``update_pre_crawler_settings``) outside its own error handling, so the error is uncaught there;
+    a script that catches the error is unaffected (the hook only sees uncaught exceptions)."""
+    if not getattr(sys.excepthook, "rankcrawl", False):
+        sys.excepthook = _one_line_hook(sys.excepthook)
 
 
 def check_extras(config: RankcrawlConfig) -> None:

@@ -34,8 +34,7 @@ FAST = {
     "LOG_LEVEL": "WARNING",
 }
 CRAWL_TIMEOUT = 90
-OUTAGE = 14.0  # seconds: longer than the graph store's retries (~4 s) around the client's (retry_policy, <= 1.4 s
-               # per call, 6 calls: <= 12.2 s), so the pipeline's buffer acts
+OUTAGE = 6.0  # seconds: longer than the client's retry window (retry_policy: <= 1.4 s), so the pipeline's buffer acts
 PACKAGE_ROOT = Path(rankcrawl.crawler.__file__).resolve().parents[1]
 OWN_FRAMES = tuple(f'File "{PACKAGE_ROOT / package}/' for package in ("crawler", "pipelines", "ranker", "settings"))
 
@@ -140,9 +139,12 @@ def test_robots_disallow_is_honoured(web: DemoWeb, r: redis.Redis, redis_url: st
 
 def test_private_address_refused_by_default(web: DemoWeb, redis_url: str) -> None:
     by_name = web.seeds[0].replace("127.0.0.1", "localhost")
-    stats = run([*web.seeds, by_name], redis_url, RANKCRAWL_ALLOW_PRIVATE="False")
+    proc = subprocess.run(crawl_command([*web.seeds, by_name], redis_url, RANKCRAWL_ALLOW_PRIVATE="False"),
+                          capture_output=True, text=True, timeout=CRAWL_TIMEOUT)
+    stats = parse_stats(proc.stdout)
     assert int(stats.get("rankcrawl/safety/refused", 0)) >= len(web.seeds) + 1
     assert sum(web.hits.values()) == 0
+    assert proc.returncode != 0 and "RANKCRAWL_ALLOW_PRIVATE=True" in proc.stderr.splitlines()[-1]  # nothing fetched
 
 
 def test_disabled_plugin_is_a_plain_crawl(web: DemoWeb, r: redis.Redis, redis_url: str) -> None:

@@ -123,3 +123,47 @@ def test_tags_with_thousands_of_attributes_are_cut_not_parsed_quadratically(attr
     (div,) = root.xpath("//div")
     assert div.get("id") == "k" and len(div.attrib) == MAX_ATTRIBUTES
     assert root.xpath("//a/@href") == ["/after"] and "inside" in div.text_content()
+
+
+def unbalanced_quote_page(n: int = 600) -> str:
+    """A page whose language menu has a stray quote (``");">``, as on real pages) and whose script
+    compares with ``<``, followed by many ordinary tags with quoted attributes and the article."""
+    items = "".join(f'<li class="item-{i}"><a href="/p/{i}" title="page {i}">Page {i}</a></li>' for i in range(n))
+    return ("<html><head><script>for(i=0;i<els.length;i++){if(x==\"a\"){y=\"b\"}}</script></head><body>"
+            '<select><option lang-value="ko-kr");">한국어</option></select>'
+            f'<ul class="nav">{items}</ul><article><p class="lead">The article text after the menu.</p></article>'
+            "</body></html>")
+
+
+def test_an_unbalanced_quote_keeps_the_rest_of_the_page() -> None:
+    from rankcrawl.pipelines.parsing import cap_attributes
+
+    html = unbalanced_quote_page()
+    assert cap_attributes(html) == html
+    root = parse_html(html)
+    assert root.xpath("//p[@class='lead']/text()") == ["The article text after the menu."]
+    assert len(root.xpath("//ul/li/a/@href")) == 600
+
+
+def test_attribute_cap_agrees_with_libxml2_on_where_tags_are() -> None:
+    """Random markup cut at 2 attributes a tag: libxml2 then sees no element with more than 2, and the
+    same text as without the cut (so no text, script or comment was taken for a tag or the reverse)."""
+    from rankcrawl.pipelines.parsing import cap_attributes
+
+    pieces = ["<div", "<p", "</div", "<b", " ", "\n", "\t", ">", "<", "=", '"', "'", "a", "b=c", "x='1'", 'y="2"',
+              "/", "/>", "<!--", "-->", "--!>", "<!-->", "<!doctype html>", "<?pi?>", "</ ", "<script>", "<script",
+              "</script>", "<SCRIPT ", "</scripts>", "-", "--->", "<title>", "<title/>", "</title>", "<textarea>",
+              "</Textarea ", "<style>", "</style>", "text", "<!", "<A", "q=", "'>'", '">"', "<br/>", "<plaintext ",
+              "<xmp>", "</xmp>", "<TITLE a=1 b=2 c=3 />"]
+
+    def parsed(html: str) -> tuple[str, int]:
+        root = parse_html(html)
+        elements = [e for e in root.iter() if isinstance(e.tag, str)]
+        return "".join(root.itertext()), max(len(e.attrib) for e in elements)
+
+    rng = random.Random(13)
+    for _ in range(3000):
+        html = "<html><body>" + "".join(rng.choice(pieces) for _ in range(rng.randrange(60)))
+        text, _ = parsed(html)
+        capped_text, most = parsed(cap_attributes(html, 2))
+        assert (capped_text, most <= 2) == (text, True), html

@@ -149,3 +149,32 @@ def test_crawl_of_an_unresolvable_name_sends_nothing_and_counts_it(redis_url: st
     assert stats.get("rankcrawl/safety/unresolved") == "2"  # first try + one retry, both refused before any request
     assert "no-such-host.invalid cannot be resolved" in proc.stderr and "not requested" in proc.stderr
     assert stats.get("finish_reason") == "finished"  # Scrapy logs the given-up request as for any DNS error
+    assert proc.returncode != 0  # nothing fetched at all: the crawl fails, naming the setting that allows it
+    assert proc.stderr.splitlines()[-1] == (
+        "rankcrawl: error: the SSRF guard refused every request, nothing was fetched: 2 lookups of host names failed "
+        "(behind a proxy without local DNS set RANKCRAWL_SSRF_FAIL_OPEN=True)")
+
+
+def test_crawl_refused_on_every_request_fails_naming_the_setting(redis_url: str) -> None:
+    import subprocess
+    import sys
+
+    with socket.socket() as listener:  # a loopback port: the guard refuses it before any connection
+        listener.bind(("127.0.0.1", 0))
+        seed = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+        proc = subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "crawl",
+                               seed, "--redis-url", redis_url, "-s", "LOG_LEVEL=ERROR", "-s", "RANKCRAWL_RANKER=False"],
+                              capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert proc.stderr.splitlines()[-1] == (
+        "rankcrawl: error: the SSRF guard refused every request, nothing was fetched: 1 requests to non-public "
+        "addresses (RANKCRAWL_ALLOW_PRIVATE=True allows them)")
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_crawl_that_fetched_anything_is_not_reported_as_refused() -> None:
+    from rankcrawl.crawler.safety import all_refused
+
+    assert all_refused({"rankcrawl/safety/refused": 3, "downloader/response_count": 1}) is None
+    assert all_refused({"downloader/response_count": 0}) is None
+    assert "RANKCRAWL_ALLOW_PRIVATE" in (all_refused({"rankcrawl/safety/refused": 3}) or "")

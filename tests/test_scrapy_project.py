@@ -123,9 +123,13 @@ def test_plain_user_spider_gets_analysis_edges_and_content_links_followed(projec
     assert pages[0] == seed and set(pages[1:1 + min(len(content), 6)]) <= set(content)  # content links first
 
 
-def test_bad_setting_stops_scrapy_crawl_before_fetching(project: Path, web: DemoWeb, tmp_path: Path) -> None:
-    done = scrapy_crawl(project, tmp_path / "home", "plain", "-a", f"seed={web.seeds[0]}", "-s", "RANKCRAWL_EDGE_BATCH=0")
+@pytest.mark.parametrize(("setting", "says"), [
+    ("RANKCRAWL_EDGE_BATCH=0", "RANKCRAWL_EDGE_BATCH must be an integer ≥ 1, not '0'"),
+    ("RANKCRAWL_ALLOW_PRIVATE=yes", "RANKCRAWL_ALLOW_PRIVATE must be True or False (also 1/0, true/false), not 'yes'"),
+])
+def test_bad_setting_stops_scrapy_crawl_with_one_line(project: Path, web: DemoWeb, tmp_path: Path, setting: str,
+                                                     says: str) -> None:
+    done = scrapy_crawl(project, tmp_path / "home", "plain", "-a", f"seed={web.seeds[0]}", "-s", setting)
     assert done.returncode != 0
-    last = [line for line in done.stderr.splitlines() if line.strip()][-1]
-    assert last.endswith("SettingError: RANKCRAWL_EDGE_BATCH must be an integer ≥ 1, not '0'"), done.stderr[-2000:]
+    assert done.stderr.strip() == f"rankcrawl: error: {says}", done.stderr[-2000:]  # no traceback
     assert not web.hit_log

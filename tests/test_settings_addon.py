@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from scrapy.crawler import CrawlerRunner
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.misc import load_object
 from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler.follow import FollowMiddleware
@@ -50,7 +51,9 @@ def test_user_component_order_and_none_survive_the_addon(redis_url: str) -> None
         got = crawler.settings.getdict(setting)
         for component, value in components.items():
             assert got[component] == value, (setting, got)
-        assert len([c for c in got if "rankcrawl" in str(c)]) == len([c for c in components if "rankcrawl" in str(c)])
+        named = {load_object(c) if isinstance(c, str) else c for c in components}
+        added = {load_object(path) for path in dict(WIRING)[setting]} - named  # the add-on's others, once each
+        assert len([c for c in got if "rankcrawl" in str(c)]) == len([c for c in components if "rankcrawl" in str(c)]) + len(added)
 
 
 def test_user_settings_win_over_the_addon(redis_url: str) -> None:

@@ -31,6 +31,7 @@ def parse_overrides(pairs: tuple[str, ...]) -> dict[str, str]:
 def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...], redis_url: str | None) -> None:
     """A focused crawl from SEED_URL... with the rankcrawl plugin on; prints the crawl's figures."""
     from rankcrawl.crawler.runner import run_crawl
+    from rankcrawl.crawler.safety import all_refused
     from rankcrawl.crawler.spider import check_seeds
 
     check_seeds(seeds)
@@ -39,6 +40,9 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
         click.echo(f"{name}\t{stats[name]}")
     reason = stats.get("finish_reason", "")
     click.echo(f"finish_reason\t{reason}")
+    refused = all_refused(stats)
+    if refused:
+        raise UserError(refused)
     if reason not in ("finished", "page_budget"):
         raise UserError(f"crawl ended: {reason or 'unknown reason'}")
     pages, edges = stats.get("rankcrawl/pages/unflushed", 0), stats.get("rankcrawl/edges/unflushed", 0)
