@@ -234,51 +234,68 @@ class LiveGraph:
         return g
 
     def apply(self, hosts: dict[int, HostEdges]) -> None:
-        """Replace the given hosts' pages, out-links, gone pages and redirects with their stored state."""
+        """Give the pages a ``HostEdges`` covers (``pages``; every page of the host when None) their
+        stored out-links, gone state and redirects; page counts grow to the stored ones."""
         for hid, part in hosts.items():
             self.ensure_host(hid, max(part.n_pages, int(part.src_local.max()) + 1 if len(part.src_local) else 0))
-            for h, lid in ((part.dst_host, part.dst_local), (part.alias_target["host"], part.alias_target["local"])):
-                if len(h):
-                    targets, inverse = np.unique(h, return_inverse=True)
-                    size = np.zeros(len(targets), dtype=np.int64)
-                    np.maximum.at(size, inverse, lid.astype(np.int64) + 1)
-                    for th, m in zip(targets.tolist(), size.tolist()):
-                        self.ensure_host(int(th), m)
-        newly: list[int] = []
+        parts = list(hosts.values())
+        th = np.concatenate([p.dst_host for p in parts] + [p.alias_target["host"] for p in parts]
+                            + [np.zeros(0, np.uint32)]).astype(np.int64)
+        tl = np.concatenate([p.dst_local for p in parts] + [p.alias_target["local"] for p in parts]
+                            + [np.zeros(0, np.uint32)]).astype(np.int64)
+        if len(th):
+            targets, inverse = np.unique(th, return_inverse=True)
+            size = np.zeros(len(targets), dtype=np.int64)
+            np.maximum.at(size, inverse, tl + 1)
+            for h, m in zip(targets.tolist(), size.tolist()):
+                idx = self.index.get(h)
+                if idx is None or len(idx) < m:
+                    self.ensure_host(h, m)
+        newly: list[np.ndarray] = []
+        covered: list[np.ndarray] = []
+        srcs: list[np.ndarray] = []
         for hid, part in hosts.items():
             idx = self.index[hid]
-            gone = idx[part.gone]
-            alias_src = idx[part.alias_local]
-            alias_dst = self.gids(part.alias_target["host"].astype(np.int64), part.alias_target["local"].astype(np.int64))
+            cover = idx if part.pages is None else idx[part.pages]
+            covered.append(cover)
+            srcs.append(idx[part.src_local])
+            was = self.excluded[cover]
+            if not (len(part.gone) or len(part.alias_local) or was.any()):
+                continue
             now = np.zeros(len(idx), dtype=bool)
             now[part.gone] = True
             now[part.alias_local] = True
-            was = self.excluded[idx]
+            now = now if part.pages is None else now[part.pages]
+            alias_src = idx[part.alias_local]
+            alias_dst = self.gids(part.alias_target["host"].astype(np.int64), part.alias_target["local"].astype(np.int64))
+            gone = idx[part.gone]
             moved = any(self.alias.get(s, d) != d for s, d in zip(alias_src.tolist(), alias_dst.tolist()))
             if np.any(was & ~now) or moved or (set(gone.tolist()) & set(self.alias)):
                 self.needs_rebuild = True  # a page came back or a redirect changed: rebuild
                 return
             self.alias.update(zip(alias_src.tolist(), alias_dst.tolist()))
-            fresh = idx[now & ~was]
+            fresh = cover[now & ~was]
             self.excluded[fresh] = True
-            newly += fresh.tolist()
+            newly.append(fresh)
             if len(fresh):
                 self.dirty.add(hid)
-        for hid, part in hosts.items():
-            idx = self.index[hid]
-            src = idx[part.src_local].astype(np.int64)
-            dst = self._resolve(self.gids(part.dst_host.astype(np.int64), part.dst_local.astype(np.int64)))
-            self._replace(np.sort(idx).astype(np.int64), src, dst, part.weight)
-        if newly:
+        if covered:
+            src = np.concatenate(srcs).astype(np.int64)
+            dst = self._resolve(self.gids(np.concatenate([p.dst_host for p in parts]).astype(np.int64),
+                                          np.concatenate([p.dst_local for p in parts]).astype(np.int64)))
+            weight = np.concatenate([p.weight for p in parts])
+            self._replace(np.unique(np.concatenate(covered)).astype(np.int64), src, dst, weight)
+        fresh_all = np.concatenate(newly + [np.zeros(0, np.int64)]).astype(np.int64)
+        if len(fresh_all):
             marked = np.zeros(self.n, dtype=np.bool_)
-            marked[newly] = True
+            marked[fresh_all] = True
             sources = _delta.sources_into(marked, self.start[: self.n], self.count[: self.n], self.dst)
             src = np.repeat(sources, self.count[sources])
             slots = np.concatenate([np.arange(self.start[u], self.start[u] + self.count[u]) for u in sources]
                                    + [np.zeros(0, np.int64)]).astype(np.int64)
             self._replace(sources.astype(np.int64), src, self._resolve(self.dst[slots]), self.weight[slots])
-            self.y[newly] = 0.0
-            self.res[newly] = 0.0
+            self.y[fresh_all] = 0.0
+            self.res[fresh_all] = 0.0
 
     # -- solving ----------------------------------------------------------------------------
     def reset_residual(self) -> None:

@@ -2,8 +2,8 @@
 what moved (SPEC §4 "warm start and incremental operation").
 
 The graph and the solver state (y and its exact residual) stay in memory (``LiveGraph``); the
-first epoch loads every host, later ones reload only the hosts named in the change stream and
-apply them as deltas. The solve pushes residual where the delta put it, until the certified
+first epoch loads every host, later ones reload only the pages named in the change stream (and
+the page counts of hosts that grew) and apply them as deltas. The solve pushes residual where the delta put it, until the certified
 bound on ‖r − r*‖₁ holds: ``tol`` for a final epoch, ``interim_tol`` (looser) while changes keep
 arriving. Every epoch records its bound and whether it converged (non-convergence is logged and
 counted in the published state). Only one ranker publishes at a time (``Lease``); an epoch's
@@ -132,12 +132,12 @@ class RankerService:
                 or self.store.stream_gap(self._offset)
                 or stream_id_key(head) < stream_id_key(self._offset)):  # trimmed, or the server lost data
             return self._load()
-        _, changed = self.store.changes_since(self._offset, until=head)
-        if changed:
-            self.graph.apply(self.store.load_hosts(sorted(changed)))
+        changes = self.store.changes_since(self._offset, until=head)
+        if changes:
+            self.graph.apply(self.store.load_changes(changes))
             if self.graph.needs_rebuild:
                 return self._load()
-        return len(changed)
+        return len(changes.hosts)
 
     # -- state ----------------------------------------------------------------------------
     def resume(self) -> None:
@@ -268,7 +268,7 @@ class RankerService:
                         stop.wait(poll_interval)
                     continue
                 since = self._offset or "0-0"
-                last, _ = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000)))
+                last = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000))).last
                 if last != since and not stop.wait(self.debounce):
                     self.solve_once(final=self._final_now())
             except LeaseLost as exc:

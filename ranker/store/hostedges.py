@@ -29,10 +29,11 @@ class HostEdges:
     gone: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))  # LocalIDs (4xx/5xx)
     alias_local: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))  # redirecting LocalIDs
     alias_target: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=PAIR))  # their targets
+    pages: np.ndarray | None = None  # LocalIDs whose state this holds (a page-level delta); None = every page
 
 
 def unpack_host(n_pages: int, out: dict[bytes, bytes], gone: Iterable[bytes] = (),
-                alias: dict[bytes, bytes] | None = None) -> HostEdges:
+                alias: dict[bytes, bytes] | None = None, pages: np.ndarray | None = None) -> HostEdges:
     """Vectorised unpacking of a host's ``out`` hash (LocalID → packed edges), gone set and aliases."""
     values = list(out.values())
     lids = np.array(list(map(int, out)), dtype=np.uint32)
@@ -42,7 +43,7 @@ def unpack_host(n_pages: int, out: dict[bytes, bytes], gone: Iterable[bytes] = (
     return HostEdges(n_pages, np.repeat(lids, counts), edges["host"], edges["local"], edges["weight"],
                      np.array(sorted(map(int, gone)), dtype=np.uint32),
                      np.array(list(map(int, alias)), dtype=np.uint32),
-                     np.frombuffer(b"".join(alias.values()), dtype=PAIR))
+                     np.frombuffer(b"".join(alias.values()), dtype=PAIR), pages)
 
 
 def assemble(hosts: dict[int, HostEdges]) -> HostGraph:
