@@ -15,7 +15,7 @@ coming back, or a redirect changing its target, asks for a rebuild (``needs_rebu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -23,8 +23,8 @@ from rankcrawl.ranker import _delta, _push
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges, assemble
 
-GROW = 1.25
-COMPACT_AT = 0.25  # compact the link arrays when this share of their slots is garbage
+GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
+COMPACT_AT = 0.1  # compact the link arrays when this share of their slots is garbage
 
 
 def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
@@ -33,6 +33,50 @@ def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
     out = np.full(max(size, int(len(a) * GROW) + 16), fill, dtype=a.dtype)
     out[: len(a)] = a
     return out
+
+
+class HostIndex(Mapping[int, np.ndarray]):
+    """HostID → page number per LocalID. A host held in one segment is stored as its range only;
+    hosts that grew later (several segments) keep an int32 array."""
+
+    def __init__(self) -> None:
+        self._range: dict[int, tuple[int, int]] = {}  # HostID → (first page number, page count)
+        self._array: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, hid: int) -> np.ndarray:
+        got = self._array.get(hid)
+        if got is not None:
+            return got
+        first, size = self._range[hid]
+        return np.arange(first, first + size, dtype=np.int32)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self._range
+        yield from self._array
+
+    def __len__(self) -> int:
+        return len(self._range) + len(self._array)
+
+    def __contains__(self, hid: object) -> bool:
+        return hid in self._range or hid in self._array
+
+    def size(self, hid: int) -> int:
+        """Pages of host ``hid`` (0 if unknown)."""
+        got = self._array.get(hid)
+        if got is not None:
+            return len(got)
+        return self._range.get(hid, (0, 0))[1]
+
+    def set_range(self, hid: int, first: int, size: int) -> None:
+        self._range[hid] = (first, size)
+
+    def set_array(self, hid: int, pages: np.ndarray) -> None:
+        self._range.pop(hid, None)
+        self._array[hid] = pages
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self._array.values()) + 16 * len(self._range)
 
 
 class LiveGraph:
@@ -53,7 +97,7 @@ class LiveGraph:
         self.dst = np.zeros(0, np.int32)
         self.weight = np.zeros(0, np.float32)
         self.segments: list[tuple[int, int, int, int]] = []  # (HostID, lo, hi, LocalID of lo)
-        self.index: dict[int, np.ndarray] = {}  # HostID → int32 page number per LocalID
+        self.index = HostIndex()  # HostID → page number per LocalID
         self.base = np.zeros(0, np.int64)  # HostID → page number of LocalID 0 if the host is one segment, else -1
         self.alias: dict[int, int] = {}  # redirecting page → its target page (raw, before resolution)
         self.dirty: set[int] = set()  # hosts whose vectors changed outside the solver (new/excluded pages)
@@ -69,8 +113,8 @@ class LiveGraph:
     @property
     def nbytes(self) -> int:
         arrays: tuple[np.ndarray, ...] = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of,
-                                          self.excluded, self.dst, self.weight, self.base, *self.index.values())
-        return sum(a.nbytes for a in arrays) + 24 * len(self.segments)
+                                          self.excluded, self.dst, self.weight, self.base)
+        return sum(a.nbytes for a in arrays) + self.index.nbytes + 24 * len(self.segments)
 
     def host_ids(self) -> list[int]:
         return sorted(self.index)
@@ -104,8 +148,11 @@ class LiveGraph:
 
     def teleport(self) -> np.ndarray:
         """v for every page (1 per page, or 1 per biasing-set page; 0 outside the graph)."""
+        if self.bias is None:
+            return np.where(self.excluded[: self.n], 0.0, 1.0)
         v = np.zeros(self.n)
-        for hid, idx in self.index.items():
+        for hid in self.index:
+            idx = self.index[hid]
             v[idx] = self._teleport(idx, ((hid, lid) for lid in range(len(idx))))
         return v
 
@@ -130,11 +177,9 @@ class LiveGraph:
 
     def ensure_host(self, hid: int, n_pages: int) -> None:
         """Give host ``hid`` at least ``n_pages`` pages (new ones: one new segment, y = 0, res = v)."""
-        idx = self.index.get(hid)
-        if idx is not None and len(idx) >= n_pages:
+        if self.index.size(hid) >= n_pages:
             return
-        if idx is None:
-            idx = np.zeros(0, np.int32)
+        idx = self.index[hid] if hid in self.index else np.zeros(0, np.int32)
         extra = n_pages - len(idx)
         first = self._pages(extra)
         self.base = _grown(self.base, hid + 1, -1)
@@ -145,7 +190,10 @@ class LiveGraph:
         self.seg_of[gids] = len(self.segments)
         self.segments.append((hid, first, first + extra, len(idx)))
         self._seg_arrays = None
-        self.index[hid] = np.concatenate([idx, gids])
+        if len(idx):
+            self.index.set_array(hid, np.concatenate([idx, gids]))
+        else:
+            self.index.set_range(hid, first, extra)
         self.res[gids] = self._teleport(gids, ((hid, lid) for lid in range(len(idx), n_pages)))
         self.dirty.add(hid)
 
@@ -224,7 +272,7 @@ class LiveGraph:
         g.base[graph.host_ids] = offsets[:-1]
         for k, hid in enumerate(graph.host_ids.tolist()):
             g.segments.append((hid, int(offsets[k]), int(offsets[k + 1]), 0))
-            g.index[hid] = np.arange(offsets[k], offsets[k + 1], dtype=np.int32)
+            g.index.set_range(hid, int(offsets[k]), int(offsets[k + 1] - offsets[k]))
         for hid, part in hosts.items():
             if len(part.alias_local):
                 src = g.index[hid][part.alias_local]
@@ -248,9 +296,7 @@ class LiveGraph:
             size = np.zeros(len(targets), dtype=np.int64)
             np.maximum.at(size, inverse, tl + 1)
             for h, m in zip(targets.tolist(), size.tolist()):
-                idx = self.index.get(h)
-                if idx is None or len(idx) < m:
-                    self.ensure_host(h, m)
+                self.ensure_host(h, m)
         newly: list[np.ndarray] = []
         covered: list[np.ndarray] = []
         srcs: list[np.ndarray] = []
