@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 import redis
 
-from rankcrawl.ranker.store.hostedges import EDGE, PAIR, HostEdges, assemble, unpack_host
+from rankcrawl.ranker.store.hostedges import EDGE, HOST_PACKED, PAIR, HostEdges, assemble, unpack_host, unpack_packed
 from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import normalize_url, split_url
@@ -340,24 +340,23 @@ class GraphStore:
         return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
 
     def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
-        """Page counts and out-edges of the given hosts."""
+        """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
+        script call per host (pipelined), unpacked with numpy."""
         hids = list(host_ids)
+        cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
+        call = ("EVAL", HOST_PACKED) if cluster else ("EVALSHA", self.client.script_load(HOST_PACKED) if hids else "")
         result: dict[int, HostEdges] = {}
         for i in range(0, len(hids), chunk):
             part = hids[i : i + chunk]
 
             def run(part: Any = part) -> list[Any]:
                 pipe = self.client.pipeline(transaction=False)
+                k = self.keys
                 for hid in part:
-                    pipe.hlen(self.keys.paths(hid))
-                    pipe.hgetall(self.keys.out(hid))
-                    pipe.smembers(self.keys.gone(hid))
-                    pipe.hgetall(self.keys.alias(hid))
+                    pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
                 return pipe.execute()
 
-            res = run()
-            for j, hid in enumerate(part):
-                result[hid] = unpack_host(int(res[4 * j]), *res[4 * j + 1 : 4 * j + 4])
+            result.update(zip(part, map(unpack_packed, run())))
         return result
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
