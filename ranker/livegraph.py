@@ -22,6 +22,7 @@ import numpy as np
 from rankcrawl.ranker import _delta, _push
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges, assemble
+from rankcrawl.ranker.store.hostgraph import HostGraph
 
 GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
 COMPACT_AT = 0.1  # compact the link arrays when this share of their slots is garbage
@@ -259,7 +260,12 @@ class LiveGraph:
     @classmethod
     def build(cls, hosts: dict[int, HostEdges], alpha: float, bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
         """A cold build from whole hosts (``GraphStore.load_hosts``): host-ordered, y = 0, res = v."""
-        graph = assemble(hosts)
+        return cls.from_graph(assemble(hosts), hosts, alpha, bias)
+
+    @classmethod
+    def from_graph(cls, graph: HostGraph, hosts: dict[int, HostEdges], alpha: float,
+                   bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
+        """``build`` from ``assemble(hosts)`` already made."""
         links = OutLinks.from_graph(graph)
         g = cls(alpha, bias)
         g.n, g.end = graph.n_pages, len(links.dst)
@@ -344,6 +350,15 @@ class LiveGraph:
             self.res[fresh_all] = 0.0
 
     # -- solving ----------------------------------------------------------------------------
+    def seed(self, r: np.ndarray) -> None:
+        """y from a rank vector r (graph order, sums to 1) scaled to this system, residual recomputed."""
+        n = self.n
+        v = self.teleport()
+        dangling = r[self.inv_out[:n] == 0].sum()
+        self.y[:n] = r * v.sum() / (1.0 - self.alpha + self.alpha * dangling)
+        _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], v,
+                       self.alpha, self.y[:n], self.res[:n])
+
     def reset_residual(self) -> None:
         """res = v + alpha·Pᵀy − y exactly (after y was set from a published epoch)."""
         n = self.n
