@@ -119,8 +119,8 @@ class EdgeImporter:
             first += len(lines)
 
     def write(self) -> ImportReport:
-        """Store every source's merged out-edges (self-links dropped); announce the hosts whose edges
-        changed or that got new pages."""
+        """Store every source's merged out-edges (self-links dropped); announce the pages stored and
+        the hosts that got new pages."""
         src, dst = np.concatenate(self.src or [np.zeros(0, np.int64)]), np.concatenate(self.dst or [np.zeros(0, np.int64)])
         weight = np.concatenate(self.weight or [np.zeros(0)])
         keep = src != dst
