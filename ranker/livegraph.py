@@ -15,16 +15,17 @@ coming back, or a redirect changing its target, asks for a rebuild (``needs_rebu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
 from rankcrawl.ranker import _delta, _push
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges, assemble
+from rankcrawl.ranker.store.hostgraph import HostGraph
 
-GROW = 1.25
-COMPACT_AT = 0.25  # compact the link arrays when this share of their slots is garbage
+GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
+COMPACT_AT = 0.1  # compact the link arrays when this share of their slots is garbage
 
 
 def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
@@ -33,6 +34,50 @@ def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
     out = np.full(max(size, int(len(a) * GROW) + 16), fill, dtype=a.dtype)
     out[: len(a)] = a
     return out
+
+
+class HostIndex(Mapping[int, np.ndarray]):
+    """HostID → page number per LocalID. A host held in one segment is stored as its range only;
+    hosts that grew later (several segments) keep an int32 array."""
+
+    def __init__(self) -> None:
+        self._range: dict[int, tuple[int, int]] = {}  # HostID → (first page number, page count)
+        self._array: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, hid: int) -> np.ndarray:
+        got = self._array.get(hid)
+        if got is not None:
+            return got
+        first, size = self._range[hid]
+        return np.arange(first, first + size, dtype=np.int32)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self._range
+        yield from self._array
+
+    def __len__(self) -> int:
+        return len(self._range) + len(self._array)
+
+    def __contains__(self, hid: object) -> bool:
+        return hid in self._range or hid in self._array
+
+    def size(self, hid: int) -> int:
+        """Pages of host ``hid`` (0 if unknown)."""
+        got = self._array.get(hid)
+        if got is not None:
+            return len(got)
+        return self._range.get(hid, (0, 0))[1]
+
+    def set_range(self, hid: int, first: int, size: int) -> None:
+        self._range[hid] = (first, size)
+
+    def set_array(self, hid: int, pages: np.ndarray) -> None:
+        self._range.pop(hid, None)
+        self._array[hid] = pages
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self._array.values()) + 16 * len(self._range)
 
 
 class LiveGraph:
@@ -53,7 +98,7 @@ class LiveGraph:
         self.dst = np.zeros(0, np.int32)
         self.weight = np.zeros(0, np.float32)
         self.segments: list[tuple[int, int, int, int]] = []  # (HostID, lo, hi, LocalID of lo)
-        self.index: dict[int, np.ndarray] = {}  # HostID → int32 page number per LocalID
+        self.index = HostIndex()  # HostID → page number per LocalID
         self.base = np.zeros(0, np.int64)  # HostID → page number of LocalID 0 if the host is one segment, else -1
         self.alias: dict[int, int] = {}  # redirecting page → its target page (raw, before resolution)
         self.dirty: set[int] = set()  # hosts whose vectors changed outside the solver (new/excluded pages)
@@ -69,8 +114,8 @@ class LiveGraph:
     @property
     def nbytes(self) -> int:
         arrays: tuple[np.ndarray, ...] = (self.start, self.count, self.inv_out, self.y, self.res, self.seg_of,
-                                          self.excluded, self.dst, self.weight, self.base, *self.index.values())
-        return sum(a.nbytes for a in arrays) + 24 * len(self.segments)
+                                          self.excluded, self.dst, self.weight, self.base)
+        return sum(a.nbytes for a in arrays) + self.index.nbytes + 24 * len(self.segments)
 
     def host_ids(self) -> list[int]:
         return sorted(self.index)
@@ -104,8 +149,11 @@ class LiveGraph:
 
     def teleport(self) -> np.ndarray:
         """v for every page (1 per page, or 1 per biasing-set page; 0 outside the graph)."""
+        if self.bias is None:
+            return np.where(self.excluded[: self.n], 0.0, 1.0)
         v = np.zeros(self.n)
-        for hid, idx in self.index.items():
+        for hid in self.index:
+            idx = self.index[hid]
             v[idx] = self._teleport(idx, ((hid, lid) for lid in range(len(idx))))
         return v
 
@@ -130,11 +178,9 @@ class LiveGraph:
 
     def ensure_host(self, hid: int, n_pages: int) -> None:
         """Give host ``hid`` at least ``n_pages`` pages (new ones: one new segment, y = 0, res = v)."""
-        idx = self.index.get(hid)
-        if idx is not None and len(idx) >= n_pages:
+        if self.index.size(hid) >= n_pages:
             return
-        if idx is None:
-            idx = np.zeros(0, np.int32)
+        idx = self.index[hid] if hid in self.index else np.zeros(0, np.int32)
         extra = n_pages - len(idx)
         first = self._pages(extra)
         self.base = _grown(self.base, hid + 1, -1)
@@ -145,7 +191,10 @@ class LiveGraph:
         self.seg_of[gids] = len(self.segments)
         self.segments.append((hid, first, first + extra, len(idx)))
         self._seg_arrays = None
-        self.index[hid] = np.concatenate([idx, gids])
+        if len(idx):
+            self.index.set_array(hid, np.concatenate([idx, gids]))
+        else:
+            self.index.set_range(hid, first, extra)
         self.res[gids] = self._teleport(gids, ((hid, lid) for lid in range(len(idx), n_pages)))
         self.dirty.add(hid)
 
@@ -211,7 +260,12 @@ class LiveGraph:
     @classmethod
     def build(cls, hosts: dict[int, HostEdges], alpha: float, bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
         """A cold build from whole hosts (``GraphStore.load_hosts``): host-ordered, y = 0, res = v."""
-        graph = assemble(hosts)
+        return cls.from_graph(assemble(hosts), hosts, alpha, bias)
+
+    @classmethod
+    def from_graph(cls, graph: HostGraph, hosts: dict[int, HostEdges], alpha: float,
+                   bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
+        """``build`` from ``assemble(hosts)`` already made."""
         links = OutLinks.from_graph(graph)
         g = cls(alpha, bias)
         g.n, g.end = graph.n_pages, len(links.dst)
@@ -224,7 +278,7 @@ class LiveGraph:
         g.base[graph.host_ids] = offsets[:-1]
         for k, hid in enumerate(graph.host_ids.tolist()):
             g.segments.append((hid, int(offsets[k]), int(offsets[k + 1]), 0))
-            g.index[hid] = np.arange(offsets[k], offsets[k + 1], dtype=np.int32)
+            g.index.set_range(hid, int(offsets[k]), int(offsets[k + 1] - offsets[k]))
         for hid, part in hosts.items():
             if len(part.alias_local):
                 src = g.index[hid][part.alias_local]
@@ -234,53 +288,77 @@ class LiveGraph:
         return g
 
     def apply(self, hosts: dict[int, HostEdges]) -> None:
-        """Replace the given hosts' pages, out-links, gone pages and redirects with their stored state."""
+        """Give the pages a ``HostEdges`` covers (``pages``; every page of the host when None) their
+        stored out-links, gone state and redirects; page counts grow to the stored ones."""
         for hid, part in hosts.items():
             self.ensure_host(hid, max(part.n_pages, int(part.src_local.max()) + 1 if len(part.src_local) else 0))
-            for h, lid in ((part.dst_host, part.dst_local), (part.alias_target["host"], part.alias_target["local"])):
-                if len(h):
-                    targets, inverse = np.unique(h, return_inverse=True)
-                    size = np.zeros(len(targets), dtype=np.int64)
-                    np.maximum.at(size, inverse, lid.astype(np.int64) + 1)
-                    for th, m in zip(targets.tolist(), size.tolist()):
-                        self.ensure_host(int(th), m)
-        newly: list[int] = []
+        parts = list(hosts.values())
+        th = np.concatenate([p.dst_host for p in parts] + [p.alias_target["host"] for p in parts]
+                            + [np.zeros(0, np.uint32)]).astype(np.int64)
+        tl = np.concatenate([p.dst_local for p in parts] + [p.alias_target["local"] for p in parts]
+                            + [np.zeros(0, np.uint32)]).astype(np.int64)
+        if len(th):
+            targets, inverse = np.unique(th, return_inverse=True)
+            size = np.zeros(len(targets), dtype=np.int64)
+            np.maximum.at(size, inverse, tl + 1)
+            for h, m in zip(targets.tolist(), size.tolist()):
+                self.ensure_host(h, m)
+        newly: list[np.ndarray] = []
+        covered: list[np.ndarray] = []
+        srcs: list[np.ndarray] = []
         for hid, part in hosts.items():
             idx = self.index[hid]
-            gone = idx[part.gone]
-            alias_src = idx[part.alias_local]
-            alias_dst = self.gids(part.alias_target["host"].astype(np.int64), part.alias_target["local"].astype(np.int64))
+            cover = idx if part.pages is None else idx[part.pages]
+            covered.append(cover)
+            srcs.append(idx[part.src_local])
+            was = self.excluded[cover]
+            if not (len(part.gone) or len(part.alias_local) or was.any()):
+                continue
             now = np.zeros(len(idx), dtype=bool)
             now[part.gone] = True
             now[part.alias_local] = True
-            was = self.excluded[idx]
+            now = now if part.pages is None else now[part.pages]
+            alias_src = idx[part.alias_local]
+            alias_dst = self.gids(part.alias_target["host"].astype(np.int64), part.alias_target["local"].astype(np.int64))
+            gone = idx[part.gone]
             moved = any(self.alias.get(s, d) != d for s, d in zip(alias_src.tolist(), alias_dst.tolist()))
             if np.any(was & ~now) or moved or (set(gone.tolist()) & set(self.alias)):
                 self.needs_rebuild = True  # a page came back or a redirect changed: rebuild
                 return
             self.alias.update(zip(alias_src.tolist(), alias_dst.tolist()))
-            fresh = idx[now & ~was]
+            fresh = cover[now & ~was]
             self.excluded[fresh] = True
-            newly += fresh.tolist()
+            newly.append(fresh)
             if len(fresh):
                 self.dirty.add(hid)
-        for hid, part in hosts.items():
-            idx = self.index[hid]
-            src = idx[part.src_local].astype(np.int64)
-            dst = self._resolve(self.gids(part.dst_host.astype(np.int64), part.dst_local.astype(np.int64)))
-            self._replace(np.sort(idx).astype(np.int64), src, dst, part.weight)
-        if newly:
+        if covered:
+            src = np.concatenate(srcs).astype(np.int64)
+            dst = self._resolve(self.gids(np.concatenate([p.dst_host for p in parts]).astype(np.int64),
+                                          np.concatenate([p.dst_local for p in parts]).astype(np.int64)))
+            weight = np.concatenate([p.weight for p in parts])
+            self._replace(np.unique(np.concatenate(covered)).astype(np.int64), src, dst, weight)
+        fresh_all = np.concatenate(newly + [np.zeros(0, np.int64)]).astype(np.int64)
+        if len(fresh_all):
             marked = np.zeros(self.n, dtype=np.bool_)
-            marked[newly] = True
+            marked[fresh_all] = True
             sources = _delta.sources_into(marked, self.start[: self.n], self.count[: self.n], self.dst)
             src = np.repeat(sources, self.count[sources])
             slots = np.concatenate([np.arange(self.start[u], self.start[u] + self.count[u]) for u in sources]
                                    + [np.zeros(0, np.int64)]).astype(np.int64)
             self._replace(sources.astype(np.int64), src, self._resolve(self.dst[slots]), self.weight[slots])
-            self.y[newly] = 0.0
-            self.res[newly] = 0.0
+            self.y[fresh_all] = 0.0
+            self.res[fresh_all] = 0.0
 
     # -- solving ----------------------------------------------------------------------------
+    def seed(self, r: np.ndarray) -> None:
+        """y from a rank vector r (graph order, sums to 1) scaled to this system, residual recomputed."""
+        n = self.n
+        v = self.teleport()
+        dangling = r[self.inv_out[:n] == 0].sum()
+        self.y[:n] = r * v.sum() / (1.0 - self.alpha + self.alpha * dangling)
+        _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], v,
+                       self.alpha, self.y[:n], self.res[:n])
+
     def reset_residual(self) -> None:
         """res = v + alpha·Pᵀy − y exactly (after y was set from a published epoch)."""
         n = self.n

@@ -2,8 +2,8 @@
 what moved (SPEC §4 "warm start and incremental operation").
 
 The graph and the solver state (y and its exact residual) stay in memory (``LiveGraph``); the
-first epoch loads every host, later ones reload only the hosts named in the change stream and
-apply them as deltas. The solve pushes residual where the delta put it, until the certified
+first epoch loads every host, later ones reload only the pages named in the change stream (and
+the page counts of hosts that grew) and apply them as deltas. The solve pushes residual where the delta put it, until the certified
 bound on ‖r − r*‖₁ holds: ``tol`` for a final epoch, ``interim_tol`` (looser) while changes keep
 arriving. Every epoch records its bound and whether it converged (non-convergence is logged and
 counted in the published state). Only one ranker publishes at a time (``Lease``); an epoch's
@@ -24,10 +24,10 @@ import numpy as np
 import redis
 
 from rankcrawl.ranker.livegraph import LiveGraph
-from rankcrawl.ranker.pagerank import check_parameters
+from rankcrawl.ranker.pagerank import check_parameters, solve
 from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
-from rankcrawl.ranker.store.graphstore import GraphStore, stream_id_key
+from rankcrawl.ranker.store.graphstore import GraphStore, assemble, stream_id_key
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 
@@ -89,7 +89,7 @@ class RankerService:
         self.store = GraphStore(client, prefix)
         self.publisher = RankPublisher(self.store, top_k)
         self.alpha, self.tol, self.interim_tol, self.debounce = alpha, tol, interim_tol, debounce
-        self.partitions = partitions  # the live solver pushes host segments in one thread; kept for the settings
+        self.partitions = partitions  # > 1: a cold epoch solves by partitioned Gauss–Seidel, one thread each
         self.teleport_urls = list(teleport_urls or [])
         self.progress = progress or Progress()
         self.lease_ttl, self.lease_wait = lease_ttl, lease_wait
@@ -98,6 +98,8 @@ class RankerService:
         self._final = True  # the last epoch this service published was a final one
         self._urls: dict[int, str] = {}  # page number → URL, for the top list
         self._published_sum: dict[int, float] = {}  # host → Σ of its published scores (norm = their sum)
+        self._seed_iterations = 0  # Gauss–Seidel sweeps of a partitioned cold solve, counted in the epoch
+        self._seed_seconds = 0.0  # and its time, counted as solving, not loading
 
     # -- graph ----------------------------------------------------------------------------
     def _bias(self) -> list[tuple[int, int]] | None:
@@ -111,10 +113,15 @@ class RankerService:
     def _load(self) -> int:
         """Cold: every host, seeded with the published epoch's scores (residual recomputed exactly)."""
         hosts = self.store.load_hosts(self.store.all_host_ids())
-        graph = LiveGraph.build(hosts, self.alpha, self._bias())
+        assembled = assemble(hosts)
+        graph = LiveGraph.from_graph(assembled, hosts, self.alpha, self._bias())
         state = current(self.store)
         vectors = load_vectors(self.store, state.epoch) if state else None
-        if vectors:
+        if not vectors and self.partitions > 1 and graph.n:  # cold: parallel Gauss–Seidel, then push certifies
+            cold = solve(assembled, self.alpha, self.tol, v=graph.teleport(), partitions=self.partitions)
+            graph.seed(cold.r)
+            self._seed_iterations, self._seed_seconds = cold.iterations, cold.seconds
+        elif vectors:
             for hid, vec in vectors.items():
                 idx = graph.index.get(hid)
                 if idx is not None:
@@ -124,7 +131,7 @@ class RankerService:
             graph.reset_residual()
         graph.dirty = set(graph.index)
         self.graph, self._urls, self._published_sum = graph, {}, {}
-        return len(hosts)
+        return len(graph.index)
 
     def _refresh(self, head: str) -> int:
         """Bring the in-memory graph up to ``head``; returns how many hosts were (re)loaded."""
@@ -132,12 +139,12 @@ class RankerService:
                 or self.store.stream_gap(self._offset)
                 or stream_id_key(head) < stream_id_key(self._offset)):  # trimmed, or the server lost data
             return self._load()
-        _, changed = self.store.changes_since(self._offset, until=head)
-        if changed:
-            self.graph.apply(self.store.load_hosts(sorted(changed)))
+        changes = self.store.changes_since(self._offset, until=head)
+        if changes:
+            self.graph.apply(self.store.load_changes(changes))
             if self.graph.needs_rebuild:
                 return self._load()
-        return len(changed)
+        return len(changes.hosts)
 
     # -- state ----------------------------------------------------------------------------
     def resume(self) -> None:
@@ -183,22 +190,24 @@ class RankerService:
             assert graph is not None
             if graph.n == 0:
                 return None
-            load_s = time.perf_counter() - started
+            load_s = time.perf_counter() - started - self._seed_seconds
             edges = graph.n_links
             self.progress.loaded(len(graph.index), graph.n, edges, reloaded)
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
             with self.progress.solving():
                 state = graph.push(tol, MAX_ROUNDS)
-            solve_s = time.perf_counter() - solve_started
+            solve_s = time.perf_counter() - solve_started + self._seed_seconds
+            self._seed_seconds = 0.0
             if state.bound > tol:
                 log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)
             publish_started = time.perf_counter()
             epoch, written, bound = self._publish(lease, graph, head, tol, state, final, edges)
             self._final = final or self.interim_tol is None
-        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds, bound, bound <= tol,
+        seeded, self._seed_iterations = self._seed_iterations, 0
+        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds + seeded, bound, bound <= tol,
                              self._final, written, time.perf_counter() - started, load_s, solve_s,
-                             time.perf_counter() - publish_started, state.edges / max(edges, 1))
+                             time.perf_counter() - publish_started, state.edges / max(edges, 1) + seeded)
         self.progress.published(report)
         return report
 
@@ -268,7 +277,7 @@ class RankerService:
                         stop.wait(poll_interval)
                     continue
                 since = self._offset or "0-0"
-                last, _ = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000)))
+                last = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000))).last
                 if last != since and not stop.wait(self.debounce):
                     self.solve_once(final=self._final_now())
             except LeaseLost as exc:

@@ -42,7 +42,8 @@ class Keys:
 
     @property
     def changes(self) -> str:
-        """stream: one entry per batch, field ``hosts`` = comma-separated changed HostIDs."""
+        """stream: one entry per batch — ``pages`` = packed uint32 (HostID, LocalID) pairs of the pages
+        whose stored state changed, ``grown`` = comma-separated HostIDs that got new pages."""
         return f"{self.prefix}{{g}}:changes"
 
     @property

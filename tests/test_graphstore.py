@@ -60,17 +60,26 @@ def test_recrawl_replaces_edges_and_replay_is_idempotent(any_client):
     assert store.load_graph().n_pages == 4  # pages are never removed or renumbered
 
 
-def test_change_stream_names_touched_hosts(any_client):
+def test_change_stream_names_changed_pages_and_grown_hosts(any_client):
     store = GraphStore(any_client)
     assert store.stream_head() == "0-0"
     store.put_pages([PageRecord("http://a.org/", [("http://b.org/", 1.0)])])
     head = store.stream_head()
-    last, hosts = store.changes_since("0-0")
-    assert last == head and hosts == {0, 1}
-    store.put_pages([PageRecord("http://c.org/", [])])
-    last2, hosts2 = store.changes_since(head)
-    assert hosts2 == {2} and last2 == store.stream_head()
-    assert store.changes_since(last2, block_ms=50) == (last2, set())
+    first = store.changes_since("0-0")
+    assert first.last == head and first.pages.tolist() == [0] and first.grown == {0, 1} and first.hosts == {0, 1}
+    store.put_pages([PageRecord("http://a.org/x", [("http://a.org/", 1.0)]), PageRecord("http://a.org/", [])])
+    second = store.changes_since(head)
+    assert second.pages.tolist() == [0, 1] and second.grown == {0} and second.last == store.stream_head()
+    loaded = store.load_changes(second)
+    assert set(loaded) == {0} and loaded[0].pages.tolist() == [0, 1] and loaded[0].n_pages == 2
+    assert loaded[0].src_local.tolist() == [1] and loaded[0].dst_local.tolist() == [0]
+    store.put_pages([PageRecord("http://a.org/", [("http://a.org/x", 2.0)])])  # known target: nothing grew
+    third = store.changes_since(second.last)
+    assert third.pages.tolist() == [0] and third.grown == set() and third.whole == set()
+    assert not store.changes_since(third.last, block_ms=50)
+    any_client.xadd(store.keys.changes, {"hosts": "1"})  # the older host-level format: reload the host
+    legacy = store.changes_since(third.last)
+    assert legacy.whole == {1} and store.load_changes(legacy)[1].pages is None
 
 
 def test_load_graph_of_some_hosts_and_vectorised_unpacking(any_client):

@@ -6,7 +6,8 @@ recognised by one regular expression and split directly; anything else goes thro
 ``settings.urls.normalize_url``. IDs are assigned per host batch (one Lua call each, pipelined),
 edges become integer arrays, duplicate links are summed and self-links dropped with numpy, and
 every source page's packed out-edges are written per host in a few large HSETs. As with
-``put_pages``, a source's edges replace the ones stored for it.
+``put_pages``, a source's edges replace the ones stored for it, and the change stream names
+the pages stored.
 """
 
 from __future__ import annotations
@@ -118,8 +119,8 @@ class EdgeImporter:
             first += len(lines)
 
     def write(self) -> ImportReport:
-        """Store every source's merged out-edges (self-links dropped); announce the hosts whose edges
-        changed or that got new pages."""
+        """Store every source's merged out-edges (self-links dropped); announce the pages stored and
+        the hosts that got new pages."""
         src, dst = np.concatenate(self.src or [np.zeros(0, np.int64)]), np.concatenate(self.dst or [np.zeros(0, np.int64)])
         weight = np.concatenate(self.weight or [np.zeros(0)])
         keep = src != dst
@@ -140,13 +141,8 @@ class EdgeImporter:
         for block, lo, hi in zip(np.split(pages, cuts), np.split(bounds[0], cuts), np.split(bounds[1], cuts)):
             if len(block):
                 self._write_host(int(block[0] >> 32), (block & 0xFFFFFFFF).tolist(), edges, lo.tolist(), hi.tolist())
-        touched = sorted(set(np.unique(hosts).tolist()) | self.grown)  # edges changed, or new pages
-
-        def announce() -> None:
-            self.store._announce(touched)
-
-        if touched:
-            announce()
+        if len(pages) or self.grown:  # the pages stored, and the hosts that got new pages
+            self.store.announce(pages >> 32, pages & 0xFFFFFFFF, self.grown)
         return ImportReport(len(s), len(pages), self.bad)
 
     def _write_host(self, hid: int, lids: list[int], edges: np.ndarray, lo: list[int], hi: list[int]) -> None:

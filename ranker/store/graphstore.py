@@ -3,8 +3,9 @@
 IDs are handed out by Lua scripts that touch one hash tag each (``{g}`` for hosts, ``{h<id>}``
 for a host's pages), so assignment is atomic on a single server and on a Redis Cluster, and
 nothing is ever renumbered. A page's out-edges are one packed value that a re-crawl replaces,
-so replaying a batch yields the same state. Every batch appends the HostIDs it touched to the
-change stream, the ranker's work queue.
+so replaying a batch yields the same state. Every batch appends the pages whose stored state it
+changed, and the hosts that got new pages, to the change stream — the ranker's work queue, so a
+warm epoch reloads those pages only, never whole hosts.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from typing import Any, TypeVar
 import numpy as np
 import redis
 
-from rankcrawl.ranker.store.hostedges import EDGE, PAIR, HostEdges, assemble, unpack_host
+from rankcrawl.ranker.store.hostedges import EDGE, HOST_PACKED, PAIR, HostEdges, assemble, unpack_host, unpack_packed
 from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import normalize_url, split_url
 
 STREAM_MAXLEN = 100_000
+PAGES_PER_ENTRY = 1 << 16
 ARGS_PER_CALL = 3000
+HOST_CHUNK = 256
 GONE_STATUS = 400
 
 ASSIGN_IDS = """
@@ -93,6 +96,31 @@ def pack_links(targets: list[tuple[int, int]], weights: list[float]) -> bytes:
         hl = np.array(list(acc), dtype=np.uint32)
         arr["host"], arr["local"], arr["weight"] = hl[:, 0], hl[:, 1], list(acc.values())
     return arr.tobytes()
+
+
+@dataclass
+class Changes:
+    """What the change stream names after an offset: pages whose state changed (uint64
+    HostID << 32 | LocalID), hosts that got new pages, and hosts to reload whole (entries of
+    the older host-level format)."""
+
+    last: str
+    pages: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    grown: set[int] = field(default_factory=set)
+    whole: set[int] = field(default_factory=set)
+
+    @property
+    def hosts(self) -> set[int]:
+        """Every host the changes touch."""
+        return set((self.pages >> np.uint64(32)).astype(np.int64).tolist()) | self.grown | self.whole
+
+    def __bool__(self) -> bool:
+        return bool(len(self.pages) or self.grown or self.whole)
+
+
+def pair_keys(hosts: np.ndarray, locals_: np.ndarray) -> np.ndarray:
+    """uint64 HostID << 32 | LocalID."""
+    return (np.asarray(hosts, np.uint64) << np.uint64(32)) | np.asarray(locals_, np.uint64)
 
 
 def stream_id_key(sid: str | bytes) -> tuple[int, int]:
@@ -237,7 +265,8 @@ class GraphStore:
             packed = pack_links([t for t, _ in kept], [w for _, w in kept])
             meta = json.dumps(rec.meta, sort_keys=True, default=str) if rec.meta else None
             writes.append((hid, lid, packed, meta, rec.gone, "status" in rec.meta))
-        touched = sorted({i[0] for i in page_ids if i is not None} | self.grown_hosts)  # edges changed, new pages
+        stored = np.array([i for i in page_ids if i is not None], dtype=np.uint32).reshape(-1, 2)
+        grown = set(self.grown_hosts)
 
         def run() -> None:
             pipe = self.client.pipeline(transaction=False)
@@ -256,14 +285,21 @@ class GraphStore:
                 else:
                     pipe.hset(self.keys.meta(hid), lid, meta)
             pipe.execute()
-            self._announce(touched)
+            self.announce(stored[:, 0], stored[:, 1], grown)
 
         run()
         return len(batch)
 
-    def _announce(self, hids: Iterable[int]) -> None:
-        self.client.xadd(self.keys.changes, {"hosts": ",".join(map(str, hids))}, maxlen=STREAM_MAXLEN,
-                         approximate=True)
+    def announce(self, hosts: np.ndarray, locals_: np.ndarray, grown: Iterable[int]) -> None:
+        """Append the pages (HostID, LocalID arrays) whose stored state changed and the hosts that got
+        new pages to the change stream (entries of at most PAGES_PER_ENTRY pages)."""
+        packed = np.empty(len(hosts), dtype=PAIR)
+        packed["host"], packed["local"] = hosts, locals_
+        grown_field = ",".join(map(str, sorted(set(grown))))
+        for i in range(0, max(len(packed), 1), PAGES_PER_ENTRY):
+            self.client.xadd(self.keys.changes, {"pages": packed[i : i + PAGES_PER_ENTRY].tobytes(),
+                                                 "grown": grown_field if i == 0 else ""},
+                             maxlen=STREAM_MAXLEN, approximate=True)
 
     def put_redirect(self, from_url: str, to_url: str, meta: dict[str, Any] | None = None) -> None:
         """``from_url`` redirects to ``to_url``: it becomes an alias (SPEC §2.7) — links to it count
@@ -273,6 +309,7 @@ class GraphStore:
         if ids[0] is None or ids[1] is None:
             raise ValueError(f"not an http(s) URL: {from_url if ids[0] is None else to_url!r}")
         (hid, lid), target = ids[0], ids[1]
+        grown = set(self.grown_hosts)
         if target == (hid, lid):
             return
         packed = np.array([target], dtype=PAIR).tobytes()
@@ -285,7 +322,7 @@ class GraphStore:
             pipe.hset(self.keys.alias(hid), lid, packed)
             pipe.hset(self.keys.meta(hid), lid, record)
             pipe.execute()
-            self._announce(sorted({hid, target[0]}))
+            self.announce(np.array([hid]), np.array([lid]), grown)
 
         run()
 
@@ -302,26 +339,70 @@ class GraphStore:
         """Every HostID handed out so far."""
         return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
 
-    def load_hosts(self, host_ids: Iterable[int], chunk: int = 256) -> dict[int, HostEdges]:
-        """Page counts and out-edges of the given hosts."""
+    def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
+        """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
+        script call per host (pipelined), unpacked with numpy."""
         hids = list(host_ids)
+        cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
+        call = ("EVAL", HOST_PACKED) if cluster else ("EVALSHA", self.client.script_load(HOST_PACKED) if hids else "")
         result: dict[int, HostEdges] = {}
         for i in range(0, len(hids), chunk):
             part = hids[i : i + chunk]
 
             def run(part: Any = part) -> list[Any]:
                 pipe = self.client.pipeline(transaction=False)
+                k = self.keys
                 for hid in part:
-                    pipe.hlen(self.keys.paths(hid))
-                    pipe.hgetall(self.keys.out(hid))
-                    pipe.smembers(self.keys.gone(hid))
-                    pipe.hgetall(self.keys.alias(hid))
+                    pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
                 return pipe.execute()
 
-            res = run()
-            for j, hid in enumerate(part):
-                result[hid] = unpack_host(int(res[4 * j]), *res[4 * j + 1 : 4 * j + 4])
+            result.update(zip(part, map(unpack_packed, run())))
         return result
+
+    def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
+        """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``
+        with ``pages`` = those LocalIDs, their out-edges, which are gone or redirect, and the host's
+        page count; hosts in ``grown`` come with their page count only. Reads are pipelined."""
+        keys = np.unique(np.asarray(pages, dtype=np.uint64))
+        hosts = (keys >> np.uint64(32)).astype(np.int64)
+        lids = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        cuts = np.flatnonzero(np.diff(hosts)) + 1
+        groups = {int(h[0]): l.tolist() for h, l in zip(np.split(hosts, cuts), np.split(lids, cuts)) if len(h)}
+        for h in grown:
+            groups.setdefault(int(h), [])
+        order = sorted(groups)
+        result: dict[int, HostEdges] = {}
+        for i in range(0, len(order), HOST_CHUNK):
+            part = order[i : i + HOST_CHUNK]
+
+            def run(part: list[int] = part) -> list[Any]:
+                pipe = self.client.pipeline(transaction=False)
+                for hid in part:
+                    pipe.hlen(self.keys.paths(hid))
+                    if groups[hid]:
+                        pipe.hmget(self.keys.out(hid), groups[hid])
+                        pipe.smismember(self.keys.gone(hid), groups[hid])
+                        pipe.hmget(self.keys.alias(hid), groups[hid])
+                return pipe.execute()
+
+            res = iter(run())
+            for hid in part:
+                n_pages, ls = int(next(res)), groups[hid]
+                if not ls:
+                    result[hid] = unpack_host(n_pages, {}, pages=np.zeros(0, np.uint32))
+                    continue
+                out, gone, alias = next(res), next(res), next(res)
+                result[hid] = unpack_host(
+                    n_pages, {lid: v for lid, v in zip(ls, out) if v is not None},
+                    [lid for lid, g in zip(ls, gone) if g], {lid: v for lid, v in zip(ls, alias) if v is not None},
+                    np.array(ls, dtype=np.uint32))
+        return result
+
+    def load_changes(self, changes: Changes) -> dict[int, HostEdges]:
+        """What ``changes`` names, read back: whole hosts for host-level entries, pages otherwise."""
+        whole = self.load_hosts(sorted(changes.whole))
+        keys = changes.pages[~np.isin((changes.pages >> np.uint64(32)).astype(np.int64), list(whole))]
+        return {**self.load_pages(keys, changes.grown - set(whole)), **whole}
 
     def load_graph(self, host_ids: Iterable[int] | None = None) -> HostGraph:
         """The graph of all hosts (or of the out-edges of ``host_ids``) as a ``HostGraph``."""
@@ -367,22 +448,26 @@ class GraphStore:
         deleted = info.get("max-deleted-entry-id") or b"0-0"
         return stream_id_key(deleted) > stream_id_key(since)
 
-    def changes_since(self, stream_id: str, until: str | None = None, block_ms: int | None = None) -> tuple[str, set[int]]:
-        """(last entry ID read, HostIDs changed) after ``stream_id`` (up to ``until``).
+    def changes_since(self, stream_id: str, until: str | None = None, block_ms: int | None = None) -> Changes:
+        """What changed after ``stream_id`` (up to ``until``); ``.last`` = the last entry ID read.
 
         With ``block_ms`` and no entry yet, waits that long for one (XREAD BLOCK).
         """
-        hosts: set[int] = set()
-        last = stream_id
+        out = Changes(stream_id)
         if block_ms is not None:
-            got = self.client.xread({self.keys.changes: last}, count=1, block=block_ms)
+            got = self.client.xread({self.keys.changes: stream_id}, count=1, block=block_ms)
             if not got:
-                return last, hosts
+                return out
         end = until or "+"
+        packed: list[bytes] = []
         while True:
-            entries = self.client.xrange(self.keys.changes, f"({last}", end, count=5000)
+            entries = self.client.xrange(self.keys.changes, f"({out.last}", end, count=5000)
             for sid, fields in entries:
-                hosts.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)
-                last = sid.decode()
+                packed.append(fields.get(b"pages", b""))
+                out.grown.update(int(h) for h in fields.get(b"grown", b"").split(b",") if h)
+                out.whole.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)  # host-level format
+                out.last = sid.decode()
             if len(entries) < 5000:
-                return last, hosts
+                pairs = np.frombuffer(b"".join(packed), dtype=PAIR)
+                out.pages = np.unique(pair_keys(pairs["host"], pairs["local"]))
+                return out

@@ -29,20 +29,63 @@ class HostEdges:
     gone: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))  # LocalIDs (4xx/5xx)
     alias_local: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))  # redirecting LocalIDs
     alias_target: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=PAIR))  # their targets
+    pages: np.ndarray | None = None  # LocalIDs whose state this holds (a page-level delta); None = every page
 
 
-def unpack_host(n_pages: int, out: dict[bytes, bytes], gone: Iterable[bytes] = (),
-                alias: dict[bytes, bytes] | None = None) -> HostEdges:
-    """Vectorised unpacking of a host's ``out`` hash (LocalID → packed edges), gone set and aliases."""
-    values = list(out.values())
-    lids = np.array(list(map(int, out)), dtype=np.uint32)
-    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values)) // EDGE.itemsize
-    edges = np.frombuffer(b"".join(values), dtype=EDGE)
+HEAD = np.dtype([("local", "<u4"), ("nbytes", "<u4")])
+"""Header of a packed host (``OUT_PACKED``): per stored page, its LocalID and its edges' byte count."""
+
+HOST_PACKED = """
+local t = redis.call('HGETALL', KEYS[2])
+local head, data = {}, {}
+for i = 1, #t, 2 do
+  head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
+  data[#data + 1] = t[i + 1]
+end
+local gone = {}
+for i, lid in ipairs(redis.call('SMEMBERS', KEYS[3])) do gone[i] = struct.pack('<I4', tonumber(lid)) end
+local a = redis.call('HGETALL', KEYS[4])
+local alias_from, alias_to = {}, {}
+for i = 1, #a, 2 do
+  alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(a[i]))
+  alias_to[#alias_to + 1] = a[i + 1]
+end
+return {redis.call('HLEN', KEYS[1]), table.concat(head), table.concat(data), table.concat(gone),
+        table.concat(alias_from), table.concat(alias_to)}
+"""
+"""KEYS: a host's ``paths``, ``out``, ``gone`` and ``alias`` keys. Returns the whole host as its page
+count and five buffers — HEAD records, packed edges in the same order, gone LocalIDs (uint32),
+redirecting LocalIDs (uint32) and their PAIR targets — so a host crosses the wire in one reply
+parsed with ``np.frombuffer``, not two values per page."""
+
+
+def _host(n_pages: int, lids: np.ndarray, counts: np.ndarray, edges: np.ndarray, gone: Iterable[bytes],
+          alias: dict[bytes, bytes] | None, pages: np.ndarray | None) -> HostEdges:
     alias = alias or {}
     return HostEdges(n_pages, np.repeat(lids, counts), edges["host"], edges["local"], edges["weight"],
                      np.array(sorted(map(int, gone)), dtype=np.uint32),
                      np.array(list(map(int, alias)), dtype=np.uint32),
-                     np.frombuffer(b"".join(alias.values()), dtype=PAIR))
+                     np.frombuffer(b"".join(alias.values()), dtype=PAIR), pages)
+
+
+def unpack_host(n_pages: int, out: dict[bytes, bytes], gone: Iterable[bytes] = (),
+                alias: dict[bytes, bytes] | None = None, pages: np.ndarray | None = None) -> HostEdges:
+    """Vectorised unpacking of a host's ``out`` hash (LocalID → packed edges), gone set and aliases."""
+    values = list(out.values())
+    lids = np.array(list(map(int, out)), dtype=np.uint32)
+    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values)) // EDGE.itemsize
+    return _host(n_pages, lids, counts, np.frombuffer(b"".join(values), dtype=EDGE), gone, alias, pages)
+
+
+def unpack_packed(reply: list) -> HostEdges:
+    """A whole host from the reply of ``HOST_PACKED``."""
+    n_pages, head_raw, data, gone, alias_from, alias_to = reply
+    head = np.frombuffer(head_raw, dtype=HEAD)
+    counts = head["nbytes"].astype(np.int64) // EDGE.itemsize
+    edges = np.frombuffer(data, dtype=EDGE)
+    return HostEdges(int(n_pages), np.repeat(head["local"], counts), edges["host"], edges["local"], edges["weight"],
+                     np.sort(np.frombuffer(gone, dtype="<u4")), np.frombuffer(alias_from, dtype="<u4"),
+                     np.frombuffer(alias_to, dtype=PAIR))
 
 
 def assemble(hosts: dict[int, HostEdges]) -> HostGraph:
