@@ -13,22 +13,23 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urljoin, urlsplit
 
-from lxml import etree, html as lxml_html
+from lxml import etree
+from lxml import html as lxml_html
 
 from rankcrawl.settings.urls import host_of
 
 
-
-def find_data(start: Path = Path(__file__).resolve()) -> Path:
+def find_data(start: Path | None = None) -> Path:
     """``$RANKCRAWL_BENCH_DATA``, else the first ``shared/data`` beside an ancestor of this file
     (the repository may be a checkout or a worktree at any depth); the nearest guess if none exists."""
     if os.environ.get("RANKCRAWL_BENCH_DATA"):
         return Path(os.environ["RANKCRAWL_BENCH_DATA"])
+    start = start or Path(__file__).resolve()
     for parent in start.parents:
         if (parent / "shared" / "data").is_dir():
             return parent / "shared" / "data"

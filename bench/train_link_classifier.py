@@ -25,7 +25,6 @@ import time
 from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version
-from pathlib import Path
 
 import click
 import numpy as np
@@ -33,8 +32,8 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 
 from bench.datasets import DATA, Page, load
 from bench.metrics import normalize_link
-from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import FIXED, analysed, checked, export, fit_rows, page_data
+from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import fit as fit_blocks
 from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
 from rankcrawl.pipelines.links import link_maker
@@ -90,6 +89,12 @@ def micro_f1(pages: list[PageLinks], predicted: list[set[str]]) -> tuple[float, 
     return tp / max(tp + fp, 1), tp / max(tp + fn, 1), 2 * tp / max(2 * tp + fp + fn, 1)
 
 
+def type_f1(pages: list[PageLinks], predicted: list[set[str]], kind: str) -> float:
+    """Micro link F1 over the pages of one WCXB page type."""
+    chosen = [(p, q) for p, q in zip(pages, predicted) if p.page_type == kind]
+    return micro_f1([p for p, _ in chosen], [q for _, q in chosen])[2]
+
+
 def kept(page: PageLinks, proba: np.ndarray, threshold: float) -> set[str]:
     return {u for u, p in zip(page.urls, proba) if p >= threshold}
 
@@ -132,10 +137,7 @@ def cross_validate(pages: list[PageLinks], folds: int) -> list[tuple[float, dict
         for t in THRESHOLDS:
             results.append((micro_f1(pages, preds[t])[2], params, float(t)))
         best = max(r for r in results if r[1] is params)
-        kinds = sorted({p.page_type for p in pages})
-        per_type = ", ".join(
-            f"{k} {micro_f1([p for p in pages if p.page_type == k], [q for p, q in zip(pages, preds[best[2]]) if p.page_type == k])[2]:.3f}"
-            for k in kinds)
+        per_type = ", ".join(f"{k} {type_f1(pages, preds[best[2]], k):.3f}" for k in sorted({p.page_type for p in pages}))
         click.echo(f"  cv {params}: best micro link F1 {best[0]:.4f} at threshold {best[2]} ({per_type})")
     return results
 
@@ -154,8 +156,8 @@ def main(limit: int | None, folds: int) -> None:
     reachable = sum(len(p.gold & set(p.urls)) for p in pages) / max(sum(len(p.gold) for p in pages), 1)
     click.echo(f"{len(pages)} train pages, {n_rows} anchors, {np.mean(np.concatenate([p.y for p in pages])):.1%} "
                f"content; gold links among block anchors {reachable:.1%} ({time.perf_counter() - start:.0f} s)")
-    click.echo("links of the content blocks (out-of-fold block model): P %.4f R %.4f F1 %.4f"
-               % micro_f1(pages, [p.baseline for p in pages]))
+    p, r, f1 = micro_f1(pages, [p.baseline for p in pages])
+    click.echo(f"links of the content blocks (out-of-fold block model): P {p:.4f} R {r:.4f} F1 {f1:.4f}")
     score, params, threshold = max(cross_validate(pages, folds), key=lambda r: r[0])
     model = fit(pages, params)
     meta = {

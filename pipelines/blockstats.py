@@ -8,15 +8,17 @@ linked words / words (0 for a block without words). Both accept Python numbers o
 
 from __future__ import annotations
 
-from typing import Sequence, overload
+from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
+
 
 @overload
 def text_density(words: np.ndarray, lines: np.ndarray, last: np.ndarray) -> np.ndarray: ...
 @overload
 def text_density(words: float, lines: float, last: float) -> float: ...
-def text_density(words, lines, last):  # type: ignore[no-untyped-def]
+def text_density(words, lines, last):
     """rho (Eq. 4.6) = (words − words on the last line) / (lines − 1); one line: words."""
     if isinstance(words, np.ndarray):
         words = words.astype(np.float64)
@@ -28,7 +30,7 @@ def text_density(words, lines, last):  # type: ignore[no-untyped-def]
 def link_density(linked: np.ndarray, words: np.ndarray) -> np.ndarray: ...
 @overload
 def link_density(linked: float, words: float) -> float: ...
-def link_density(linked, words):  # type: ignore[no-untyped-def]
+def link_density(linked, words):
     """Linked words / words; 0 where there is no word."""
     if isinstance(words, np.ndarray):
         return np.asarray(linked, dtype=np.float64) / np.maximum(words, 1)

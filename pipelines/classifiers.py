@@ -11,7 +11,7 @@ runs these through the steps of ``steps.PRESETS``.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -21,9 +21,9 @@ from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.classifiers import FILTERS
-from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.pipelines.document import Document, Link
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import connect
 from rankcrawl.settings.defaults import DEFAULTS

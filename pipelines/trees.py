@@ -36,7 +36,7 @@ class TreeEnsemble:
     nodes: dict              # the node arrays as stored (for reference_decision)
 
     @classmethod
-    def from_json(cls, data: dict) -> "TreeEnsemble":
+    def from_json(cls, data: dict) -> TreeEnsemble:
         t = data["trees"]
         feature = np.asarray(t["feature"], dtype=np.int64)
         threshold = np.asarray(t["threshold"], dtype=np.float64)
@@ -119,7 +119,7 @@ class TreeEnsemble:
 @lru_cache(maxsize=8)
 def load_model(name: str, features: tuple[str, ...]) -> TreeEnsemble:
     """The shipped model ``models/<name>.json``; its feature list must equal ``features``."""
-    text = files("rankcrawl.pipelines").joinpath("models", f"{name}.json").read_text(encoding="utf-8")
+    text = files("rankcrawl.pipelines").joinpath("models").joinpath(f"{name}.json").read_text(encoding="utf-8")
     model = TreeEnsemble.from_json(json.loads(text))
     if model.features != features:
         raise ValueError(f"model {name!r} was trained on other features; retrain it (bench/train_*.py)")
