@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.crawler.cli.demo import PREFIX, clear_prefix, crawl_command  # noqa: E402
 from rankcrawl.crawler.demoweb.web import DemoWeb  # noqa: E402
-from rankcrawl.settings.urls import split_url  # noqa: E402
 from rankcrawl.settings.connection import connect, embedded_server  # noqa: E402
+from rankcrawl.settings.urls import split_url  # noqa: E402
 
 ONE_PROCESS = "rankcrawl on, distributed, 1 process"
 CONFIGS = (

@@ -27,6 +27,7 @@ from rankcrawl.settings.urls import host_of
 def find_data(start: Path | None = None) -> Path:
     """``$RANKCRAWL_BENCH_DATA``, else the first ``shared/data`` beside an ancestor of this file
     (the repository may be a checkout or a worktree at any depth); the nearest guess if none exists."""
+    start = start or Path(__file__).resolve()
     if os.environ.get("RANKCRAWL_BENCH_DATA"):
         return Path(os.environ["RANKCRAWL_BENCH_DATA"])
     start = start or Path(__file__).resolve()

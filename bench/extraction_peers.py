@@ -7,12 +7,13 @@ Links are given where the tool's output keeps them: trafilatura (XML output with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
-from typing import Callable
 from urllib.parse import urljoin
 
-from lxml import etree, html as lxml_html
+from lxml import etree
+from lxml import html as lxml_html
 
 
 @dataclass(frozen=True)

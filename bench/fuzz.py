@@ -144,7 +144,8 @@ def report(result: dict, n: int, seed: int, timeout: float) -> str:
     rows.append(["all", len(every), *[total[c] for c in columns], *figures(every, every_cpu)])
     table = markdown_table(["kind", "cases", *columns, "p50 ms", "p99 ms", "max s", f"> {SLOW:g} s",
                             "max CPU s", f"CPU > {SLOW:g} s"], rows)
-    slow = "\n".join(f"- {s:.3f} s: {kind} → {outcome}{': ' + note if note else ''}" for s, kind, outcome, note in result["slowest"])
+    slow = "\n".join(f"- {s:.3f} s: {kind} → {outcome}{': ' + note if note else ''}"
+                     for s, kind, outcome, note in result["slowest"])
     problems = "\n".join(f"- {kind}: {outcome}: {note}" for kind, outcome, note in result["problems"][:20]) or "- none"
     return (f"Command: `python -m bench.fuzz --cases {n} --seed {seed} --timeout {timeout:g}` "
             f"(`rankcrawl extract --timeout {timeout:g}` per-file logic, in one process, one file at a time).\n\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gzip
 import random
-from typing import Callable
+from collections.abc import Callable
 
 WORDS = ("river water stone house garden light market bridge winter village library harbour "
          "the a of and to in is was for on with report journey").split()
@@ -86,8 +86,8 @@ def deep_nesting(rng: random.Random, scale: float) -> tuple[str, bytes]:
 def gzip_bomb(rng: random.Random, scale: float) -> tuple[str, bytes]:
     unit = rng.choice([b"<p>" + b"word " * 200_000, b"a" * 1_000_000, b"<div>" * 200_000, b"\x00" * 1_000_000,
                        b"<a href=/x>y</a>" * 60_000])
-    member = gzip.compress(unit, compresslevel=9)
-    return ".html.gz", gzip.compress(b"<html><body>") + member * max(1, int(rng.randrange(50, 2000) * scale))
+    member = gzip.compress(unit, compresslevel=9, mtime=0)
+    return ".html.gz", gzip.compress(b"<html><body>", mtime=0) + member * max(1, int(rng.randrange(50, 2000) * scale))
 
 
 def bogus_charset(rng: random.Random, scale: float) -> tuple[str, bytes]:
@@ -117,7 +117,7 @@ def hostile_hrefs(rng: random.Random, scale: float) -> tuple[str, bytes]:
     n = max(5, int(rng.randrange(50, 20_000) * scale))
     base = rng.choice(["", "<base href='javascript:x'>", "<base href='http://[::1'>", "<base href='//a'>",
                        f"<base href='{rng.choice(HREFS)}'>"])
-    links = "".join(f"<a href='{rng.choice(HREFS) if rng.random() < 0.7 else '/p%d' % i}'>{words(rng, 3)}</a> "
+    links = "".join(f"<a href='{rng.choice(HREFS) if rng.random() < 0.7 else f'/p{i}'}'>{words(rng, 3)}</a> "
                     for i in range(n))
     return ".html", f"<html><head>{base}</head><body><p>{words(rng, 40)} {links}</p></body></html>".encode()
 
@@ -131,7 +131,8 @@ def nul_bytes(rng: random.Random, scale: float) -> tuple[str, bytes]:
 
 def utf16_page(rng: random.Random, scale: float) -> tuple[str, bytes]:
     text = page(rng, rng.randrange(1, max(2, int(100 * scale))))
-    codec, bom = rng.choice([("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b""), ("utf-32-le", b"\xff\xfe\x00\x00")])
+    codec, bom = rng.choice([("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b""),
+                             ("utf-32-le", b"\xff\xfe\x00\x00")])
     return ".html", bom + text.encode(codec)
 
 

@@ -129,7 +129,7 @@ def main() -> None:
     gold_sets = {"sel1-3": frozenset({1, 2, 3}), "sel1-5": frozenset({1, 2, 3, 4, 5})}
     segmentations = ["none", "rulebased"]
     tallies = {(s, g, n): Tally() for s in segmentations for g in gold_sets for n in [*names, "zeror"]}
-    aligned = total = 0
+    total = 0
     start = time.perf_counter()
     todo = pages(args.limit)
     for orig, annot in todo:

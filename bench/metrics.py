@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 WORD = re.compile(r"\w+")

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import scrapy
 from scrapy.crawler import CrawlerProcess

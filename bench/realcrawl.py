@@ -60,16 +60,16 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import realgold, realsites, realmetrics as M  # noqa: E402
+from bench import realgold, realsites  # noqa: E402
+from bench import realmetrics as M
 from bench.realgold import Gold, PageLinks, extract, reachable  # noqa: E402
-from bench.realrun import (RANKCRAWL, ROOT, fresh_valkey, memory_by_family, run_crawl, stored_graph,  # noqa: E402
-                           stored_ranks, used_memory)
+from bench.realrun import RANKCRAWL, ROOT, fresh_valkey, memory_by_family, run_crawl, stored_graph, stored_ranks, used_memory  # noqa: E402
 from bench.realserver import ProxyServer  # noqa: E402
 from bench.realsites import SITES, Site, Web, cache_dir  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402

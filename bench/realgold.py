@@ -21,10 +21,10 @@ Rules (bench/realcrawl.py states them too):
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections import Counter, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
+from functools import cache
 from urllib.parse import urlsplit
 
 import lxml.html
@@ -63,7 +63,7 @@ def _outermost(elements: list) -> list:
     return [e for e in elements if not any(a in chosen for a in e.iterancestors())]
 
 
-@lru_cache(maxsize=None)
+@cache
 def selector(css: str) -> CSSSelector:
     return CSSSelector(css)
 
@@ -157,7 +157,7 @@ class Gold:
     template: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> "Gold":
+    def build(cls, web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> Gold:
         order = reachable(web, pages, seeds)
         nodes = set(order)
         gold = cls(pages, order)

@@ -14,10 +14,10 @@ import ssl
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socketserver import _SocketWriter  # type: ignore[attr-defined]
-from typing import Iterable
 
 from bench.realsites import ROBOTS, Web
 
@@ -50,7 +50,7 @@ def self_signed(hosts: Iterable[str], folder: Path) -> tuple[Path, Path]:
 class ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = IDLE_TIMEOUT
-    server: "ProxyServer"
+    server: ProxyServer
     tunnel_host = ""
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet
@@ -131,7 +131,7 @@ class ProxyServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
 
-    def __enter__(self) -> "ProxyServer":
+    def __enter__(self) -> ProxyServer:
         self._thread.start()
         return self
 

@@ -129,7 +129,7 @@ def site_map(site: Site) -> dict[str, Entry]:
     root = unpacked(site)
     real_root = root.resolve()
     entries: dict[str, Entry] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         rel_dir = here.relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir + "/"

@@ -156,8 +156,8 @@ def main(limit: int | None, folds: int) -> None:
     reachable = sum(len(p.gold & set(p.urls)) for p in pages) / max(sum(len(p.gold) for p in pages), 1)
     click.echo(f"{len(pages)} train pages, {n_rows} anchors, {np.mean(np.concatenate([p.y for p in pages])):.1%} "
                f"content; gold links among block anchors {reachable:.1%} ({time.perf_counter() - start:.0f} s)")
-    p, r, f1 = micro_f1(pages, [p.baseline for p in pages])
-    click.echo(f"links of the content blocks (out-of-fold block model): P {p:.4f} R {r:.4f} F1 {f1:.4f}")
+    p_, r_, f_ = micro_f1(pages, [p.baseline for p in pages])
+    click.echo(f"links of the content blocks (out-of-fold block model): P {p_:.4f} R {r_:.4f} F1 {f_:.4f}")
     score, params, threshold = max(cross_validate(pages, folds), key=lambda r: r[0])
     model = fit(pages, params)
     meta = {

@@ -56,7 +56,7 @@ def _resolve_links(doc: Document, deadline: Deadline) -> None:
             if i % 64 == 0:
                 deadline.check("links")
             doc.block_links(i)
-        doc.all_links  # resolves the text-less anchors (image links) as well
+        doc.all_links  # noqa: B018 - the property resolves the text-less anchors (image links) as well
     finally:
         doc.make_links = make
 

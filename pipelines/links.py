@@ -6,7 +6,8 @@ invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting)
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urljoin
 
 from rankcrawl.pipelines.document import Link

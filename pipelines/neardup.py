@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import redis
 
 from rankcrawl.pipelines.shingles import minhash, shingle_hashes, tokens
+from rankcrawl.settings.keys import Keys
 
 N_FINGERPRINTS, WINDOW, SHARE = 8, 6, 0.5
 MIN_TOKENS = 20
@@ -49,14 +50,14 @@ class NearDupIndex:
     """Crawl-wide (position, fingerprint) → canonical URL index in Redis."""
 
     def __init__(self, client: redis.Redis, prefix: str = "rc:") -> None:
-        self.r, self.key = client, f"{prefix}nd:{{nd}}:fp"
+        self.r, self.key = client, Keys(prefix).neardup
 
     def canonical(self, url: str, fps: Sequence[int]) -> str | None:
         """The canonical page ``url`` near-duplicates, or None after registering ``url`` as one."""
         if not fps:
             return None
         fields = [f"{i}:{v}" for i, v in enumerate(fps)]
-        owners = [o.decode() for o in self.r.hmget(self.key, fields) if o is not None]
+        owners = [o.decode() if isinstance(o, bytes) else o for o in self.r.hmget(self.key, fields) if o is not None]
         votes = Counter(o for o in owners if o != url)
         if votes:
             other, n = votes.most_common(1)[0]
@@ -72,6 +73,6 @@ class NearDupIndex:
         """Drop ``url``'s registrations (before re-registering a re-crawled page)."""
         fields = [f"{i}:{v}" for i, v in enumerate(fps)]
         owners = self.r.hmget(self.key, fields) if fields else []
-        mine = [f for f, o in zip(fields, owners) if o is not None and o.decode() == url]
+        mine = [f for f, o in zip(fields, owners) if o is not None and (o.decode() if isinstance(o, bytes) else o) == url]
         if mine:
             self.r.hdel(self.key, *mine)

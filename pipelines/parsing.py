@@ -51,12 +51,19 @@ def _first_attributes(tag: str, limit: int) -> str:
     return "".join(kept).rstrip() + ">"
 
 
+def _end(m: re.Match[str] | None) -> int:
+    """End of a match of a pattern that always matches (``*+`` patterns match the empty string)."""
+    assert m is not None
+    return m.end()
+
+
 def cap_attributes(html: str, limit: int = MAX_ATTRIBUTES) -> str:
     """``html`` with every start tag of over 4 · ``limit`` pieces cut to its first ``limit`` attributes."""
     out: list[str] = []
     pos, end = 0, len(html)
-    while (stop := SHORT_TAGS.match(html, pos).end()) < end:
+    while (stop := _end(SHORT_TAGS.match(html, pos))) < end:
         tag = LONG_TAG.match(html, stop)
+        assert tag is not None  # SHORT_TAGS stops only at "<" and a letter, where LONG_TAG matches
         out += (html[pos:stop], _first_attributes(tag.group(), limit))
         pos = tag.end()
     return "".join([*out, html[pos:]]) if out else html

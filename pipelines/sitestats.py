@@ -18,7 +18,8 @@ a slot and its transaction is cluster-safe; ``<host>`` is the ``scheme://host[:p
 
 Idempotence: a page's record is its contribution; re-processing the same URL applies only the
 difference between the old and the new contribution, in one WATCH/MULTI transaction on the
-host's keys (retried on conflict), the counters moved by one Lua call (``APPLY_DELTAS``). Memory bound: at most ``max_pages`` records per host (default
+host's keys (retried on conflict), the counters moved by one Lua call (``APPLY_DELTAS``).
+Memory bound: at most ``max_pages`` records per host (default
 1000, each a few KB: ≤ 50 distinct terms per block); beyond that, new pages of the host are
 judged with the saturated statistics but add nothing. Counts never go below what live records
 contributed, so a restart resumes exactly.
@@ -32,7 +33,7 @@ from typing import Any
 
 import redis
 
-DF_KEY, DF_N = "lex:{df}:df", "lex:{df}:n"
+from rankcrawl.settings.keys import Keys
 
 # HINCRBY KEYS[ARGV[i]] ARGV[i+1] ARGV[i+2] for each triple: one command carries a page's
 # whole counter difference (hundreds of fields) instead of one command per field.
@@ -78,19 +79,19 @@ class SiteStats:
     """Atomic, idempotent per-host counters and page records."""
 
     def __init__(self, client: redis.Redis, prefix: str = "rc:", max_pages: int = 1000) -> None:
-        self.r, self.prefix, self.max_pages = client, prefix, max_pages
+        self.r, self.keys, self.max_pages = client, Keys(prefix), max_pages
         self.apply_deltas = client.register_script(APPLY_DELTAS)
         self.retag_script = client.register_script(RETAG)
 
     def key(self, host: str, name: str) -> str:
-        return f"{self.prefix}site:{{{host}}}:{name}"
+        return self.keys.site(host, name)
 
     def record(self, host: str, url: str) -> dict[str, Any] | None:
         raw = self.r.hget(self.key(host, "pg"), url)
         return json.loads(raw) if raw else None
 
     def records(self, host: str) -> dict[str, dict[str, Any]]:
-        return {k.decode(): json.loads(v) for k, v in self.r.hgetall(self.key(host, "pg")).items()}
+        return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in self.r.hgetall(self.key(host, "pg")).items()}
 
     def n_pages(self, host: str) -> int:
         return int(self.r.hlen(self.key(host, "pg")))
@@ -127,7 +128,7 @@ class SiteStats:
             for n in names:
                 pipe.hmget(self.key(host, n), requests[n])
             values = pipe.execute()
-        out = {n: [] for n in requests}
+        out: dict[str, list[int]] = {n: [] for n in requests}
         for n, vals in zip(names, values):
             out[n] = [int(v) if v is not None else 0 for v in vals]
         return out
@@ -160,17 +161,17 @@ class SiteStats:
         args = [a for t in new - old for a in (1, t, 1)] + [a for t in old - new for a in (1, t, -1)]
         with self.r.pipeline() as pipe:
             if args:
-                self.apply_deltas(keys=[self.prefix + DF_KEY], args=args, client=pipe)
+                self.apply_deltas(keys=[self.keys.df], args=args, client=pipe)
             if first_time:
-                pipe.incr(self.prefix + DF_N)
+                pipe.incr(self.keys.df_pages)
             pipe.execute()
 
     def df(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Document frequencies of ``terms`` and the number of pages counted."""
         if not terms:
-            return {}, int(self.r.get(self.prefix + DF_N) or 0)
+            return {}, int(self.r.get(self.keys.df_pages) or 0)
         with self.r.pipeline(transaction=False) as pipe:
-            pipe.hmget(self.prefix + DF_KEY, terms)
-            pipe.get(self.prefix + DF_N)
+            pipe.hmget(self.keys.df, terms)
+            pipe.get(self.keys.df_pages)
             vals, n = pipe.execute()
         return {t: int(v) for t, v in zip(terms, vals) if v is not None and int(v) > 0}, int(n or 0)

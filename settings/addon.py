@@ -20,6 +20,7 @@ from scrapy.utils.misc import load_object
 from rankcrawl.settings.config import RankcrawlConfig, SettingError
 from rankcrawl.settings.connection import retry_policy
 from rankcrawl.settings.defaults import DEFAULTS
+from rankcrawl.settings.keys import Keys
 
 SPIDER_MODULE = "rankcrawl.crawler.spider"
 PIPELINES = {"rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300}
@@ -55,8 +56,8 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
         "SCHEDULER_PERSIST": True,
         "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SafePriorityQueue",
         "SCHEDULER_SERIALIZER": "rankcrawl.crawler.frontier",
-        "SCHEDULER_QUEUE_KEY": f"{prefix}{{crawl}}:%(spider)s:requests",
-        "SCHEDULER_DUPEFILTER_KEY": f"{prefix}{{crawl}}:%(spider)s:dupefilter",
+        "SCHEDULER_QUEUE_KEY": Keys(prefix).frontier,
+        "SCHEDULER_DUPEFILTER_KEY": Keys(prefix).dupefilter,
         "REDIS_URL": redis_url,
         "REDIS_PARAMS": {"retry": retry_policy()},  # scrapy-redis makes its own client: same retry policy
     }

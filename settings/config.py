@@ -9,7 +9,6 @@ a crawler's components the same way. ``python -m rankcrawl.settings.config READM
 
 from __future__ import annotations
 
-import re
 import sys
 import weakref
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from rankcrawl.settings.connection import resolve_redis_url
 from rankcrawl.settings.defaults import SETTINGS, markdown
+from rankcrawl.settings.generated_docs import replace_between
 
 T = TypeVar("T")
 PREFIX = "RANKCRAWL_"
@@ -110,11 +110,7 @@ def shared_if_built(crawler: Any, kind: type[T]) -> T | None:
 
 def write_readme_table(path: Path) -> None:
     """Replace the settings table between the README's markers with ``markdown()``."""
-    text = path.read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{path}: no settings-table markers")
-    path.write_text(pattern.sub(lambda _: f"{README_START}\n{markdown()}\n{README_END}", text), encoding="utf-8")
+    replace_between(path, README_START, README_END, markdown())
 
 
 if __name__ == "__main__":

@@ -22,9 +22,10 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, cast
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 import redis
@@ -239,16 +240,16 @@ def connect(url: str | None = None, settings: Mapping[str, Any] | None = None, *
             raise ValueError(f"database {name!r} is not a number")
         client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **kwargs)
         info = client.info("cluster")
-        if info.get("cluster_enabled") == 1:
-            client.close()
-            kwargs.pop("health_check_interval", None)
-            client = RedisCluster.from_url(url, retry=retry_policy(), **kwargs)
-            client.ping()
-        else:
+        if info.get("cluster_enabled") != 1:
             client.set_retry(retry_policy())
+            return client
+        client.close()
+        kwargs.pop("health_check_interval", None)
+        cluster = RedisCluster.from_url(url, retry=retry_policy(), **kwargs)
+        cluster.ping()
     except (redis.RedisError, ValueError, OSError) as exc:
         raise RedisUnavailable(describe_error(exc, url)) from None
-    return client
+    return cast(redis.Redis, cluster)  # callers use the command API the two clients share
 
 
 def location(client: Any) -> str:

@@ -114,8 +114,9 @@ def test_loaders_on_a_generated_tree(tmp_path: Path) -> None:
 
 def test_real_data_gold_links_occur_in_html() -> None:
     shared_path("data", "wcxb-dev")
-    from lxml import html
     from urllib.parse import urljoin
+
+    from lxml import html
 
     hits = total = 0
     for page in load("wcxb-dev", limit=60):

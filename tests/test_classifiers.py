@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from rankcrawl.pipelines.classifiers import (
-    CLASSIFIERS, classify, cleaneval, densitometric, largest_content, main_content, min_words, numwords,
+    CLASSIFIERS,
+    classify,
+    cleaneval,
+    densitometric,
+    largest_content,
+    main_content,
+    min_words,
+    numwords,
 )
 from rankcrawl.pipelines.document import TextBlock
 

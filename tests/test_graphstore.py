@@ -125,7 +125,7 @@ def test_concurrent_importer_processes_never_share_an_id(any_redis_url, any_clie
     store = GraphStore(any_client)
     hosts = {k.decode(): int(v) for k, v in any_client.hgetall(store.keys.hosts).items()}
     assert sorted(hosts.values()) == list(range(len(hosts))) == list(range(6))
-    for name, hid in hosts.items():
+    for hid in hosts.values():
         urls = {k.decode(): int(v) for k, v in any_client.hgetall(store.keys.urls(hid)).items()}
         paths = {int(k): v.decode() for k, v in any_client.hgetall(store.keys.paths(hid)).items()}
         assert sorted(urls.values()) == list(range(len(urls)))

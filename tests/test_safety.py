@@ -8,7 +8,6 @@ import pytest
 from scrapy import Request, Spider
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.test import get_crawler
-
 from twisted.internet.error import DNSLookupError
 
 from rankcrawl.crawler.safety import CACHE_TTL, SafetyMiddleware, is_public, literal_addresses, resolve

@@ -62,7 +62,7 @@ def test_template_links_never_count_and_content_links_stay(r, scope):
 
 def test_footer_block_stops_being_content_after_warmup(r):
     _, decisions = run(r)
-    first, last = decisions[0][0], decisions[-1][0]
+    last = decisions[-1][0]
     assert not decisions[0][1].warm and decisions[-1][1].warm
     assert word(5, 3) in last.text
     assert "newsletter" not in last.text

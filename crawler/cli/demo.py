@@ -16,22 +16,23 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import click
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
-from rankcrawl.crawler.demoweb.web import MIN_PAGES_PER_HOST, DemoWeb
-from rankcrawl.ranker.store.graphstore import GraphStore
-from rankcrawl.ranker.progress import Progress
-from rankcrawl.ranker.store.queries import RankQueries
-from rankcrawl.ranker.service import RankerService
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
+from rankcrawl.crawler.demoweb.web import MIN_PAGES_PER_HOST, DemoWeb
+from rankcrawl.ranker.progress import Progress
+from rankcrawl.ranker.service import RankerService
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.settings.connection import embedded_server, redis_client, resolve_redis_url
 
 PREFIX = "rcdemo:"

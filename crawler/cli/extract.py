@@ -187,7 +187,8 @@ def extract(urls_from: str | None, url: str | None, timeout: float, paths: tuple
         if problem:
             row, notes = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
         else:
-            row, notes = extract_file(path, urls.get(resolved(path), url), timeout)
+            where = resolved(path)
+            row, notes = extract_file(path, urls.get(where, url) if where else url, timeout)
         for note in notes:
             click.echo(note, err=True)
         if row is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 import redis

@@ -28,9 +28,9 @@ import random
 import threading
 import time
 from collections import Counter
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from html import escape
-from typing import ContextManager
 
 import numpy as np
 
@@ -184,7 +184,7 @@ class DemoWeb:
         ctype = "text/html" if page.encoding != "utf-8" else "text/html; charset=utf-8"
         return 200, ctype, page.body
 
-    def serve(self) -> ContextManager["DemoWeb"]:
+    def serve(self) -> AbstractContextManager[DemoWeb]:
         """Serve this web on 127.0.0.1, one HTTP server per host (``server.serve``); stopped on exit."""
         from rankcrawl.crawler.demoweb.server import serve
 

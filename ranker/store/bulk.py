@@ -19,7 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
-from rankcrawl.ranker.store.graphstore import EDGE, GraphStore, host_and_path, with_retry
+from rankcrawl.ranker.store.graphstore import EDGE, GraphStore, host_and_path
 from rankcrawl.settings.urls import DEFAULT_PORTS
 
 LINES_PER_CHUNK = 1 << 20
@@ -146,7 +146,7 @@ class EdgeImporter:
             self.store._announce(touched)
 
         if touched:
-            with_retry(announce)
+            announce()
         return ImportReport(len(s), len(pages), self.bad)
 
     def _write_host(self, hid: int, lids: list[int], edges: np.ndarray, lo: list[int], hi: list[int]) -> None:
@@ -165,7 +165,7 @@ class EdgeImporter:
                 pipe.execute_command("EVAL", MARK_STORED, 1, keys.meta(hid), *(lids[j] for j in part))
                 pipe.execute()
 
-            with_retry(run)
+            run()
 
 
 def import_edges(store: GraphStore, f: TextIO, report_bad: Callable[[int, str], None]) -> ImportReport:

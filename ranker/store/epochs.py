@@ -15,12 +15,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.store.graphstore import GraphStore, with_retry
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 
 TOP_K = 10_000
@@ -50,7 +49,7 @@ class Published:
 
 def current(store: GraphStore) -> Published | None:
     """The published state, or None before the first publish."""
-    raw = with_retry(lambda: store.client.hgetall(store.keys.ranks))
+    raw = store.client.hgetall(store.keys.ranks)
     if not raw or b"epoch" not in raw:
         return None
     f = {k.decode(): v.decode() for k, v in raw.items()}
@@ -59,13 +58,13 @@ def current(store: GraphStore) -> Published | None:
 
 def manifest(store: GraphStore, epoch: int) -> np.ndarray | None:
     """uint32 per HostID: the epoch whose key holds the host's vector in ``epoch`` (None if gone)."""
-    raw = with_retry(lambda: store.client.get(store.keys.manifest(epoch)))
+    raw = store.client.get(store.keys.manifest(epoch))
     return None if raw is None else np.frombuffer(raw, dtype=MANIFEST)
 
 
 def alive(store: GraphStore, epoch: int) -> bool:
     """True while ``epoch`` is fully readable; check it AFTER reading to trust what was read."""
-    return bool(with_retry(lambda: store.client.exists(store.keys.manifest(epoch))))
+    return bool(store.client.exists(store.keys.manifest(epoch)))
 
 
 def _get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
@@ -79,7 +78,7 @@ def _get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
                 pipe.get(k)
             return pipe.execute()
 
-        out += with_retry(run)
+        out += run()
     return out
 
 
@@ -117,8 +116,8 @@ class RankPublisher:
         lease.check()
         self.clean()
         state = current(self.store)
-        epoch = int(with_retry(lambda: self.store.client.incr(self.keys.epoch_counter)))
-        with_retry(lambda: self.store.client.sadd(self.keys.attempts, epoch))
+        epoch = int(self.store.client.incr(self.keys.epoch_counter))
+        self.store.client.sadd(self.keys.attempts, epoch)
         prev = manifest(self.store, state.epoch) if state else None
         full = prev is None or state is None or state.epoch != self.last_epoch
         hids = sorted({int(h) for h in hosts})
@@ -130,9 +129,9 @@ class RankPublisher:
             hids = sorted(set(hids) | set(np.flatnonzero(new).tolist()))
         replaced = np.array([(h, new[h]) for h in hids if h < len(new) and new[h]], dtype=MANIFEST).reshape(-1, 2)
         new[hids] = epoch
-        with_retry(lambda: self.store.client.set(self.keys.manifest(epoch), new.tobytes()))
+        self.store.client.set(self.keys.manifest(epoch), new.tobytes())
         if state is not None:
-            with_retry(lambda: self.store.client.set(self.keys.garbage(state.epoch), replaced.tobytes()))
+            self.store.client.set(self.keys.garbage(state.epoch), replaced.tobytes())
         self._write_vectors(epoch, hids, vector)
         self._write_tables(epoch, state.epoch if state and not full else None, host_sums, top)
         fields = {k: str(v) for k, v in stats.items()}
@@ -140,9 +139,9 @@ class RankPublisher:
                       offset=offset, published_at=f"{time.time():.3f}", hosts_written=str(len(hids)))
         retired = str(state.previous) if state and state.previous else ""
         args = [x for kv in fields.items() for x in kv]
-        switched = with_retry(lambda: self.store.client.eval(
+        switched = self.store.client.eval(
             SWITCH, 4, self.keys.lease, self.keys.ranks, self.keys.attempts, self.keys.retired,
-            lease.token, epoch, retired, *args))
+            lease.token, epoch, retired, *args)
         if not switched:
             lease.held = False
             raise LeaseLost(f"lease lost before switching to epoch {epoch}; it will be cleaned up")
@@ -159,7 +158,7 @@ class RankPublisher:
                     pipe.set(self.keys.rank(h, epoch), np.asarray(vector(h), dtype="<f8").tobytes())
                 pipe.execute()
 
-            with_retry(run)
+            run()
 
     def _write_tables(self, epoch: int, base: int | None, host_sums: dict[int, float], top: dict[str, float]) -> None:
         names = dict(zip(host_sums, self.store.host_names(host_sums)))
@@ -178,19 +177,19 @@ class RankPublisher:
                     pipe.zadd(key, dict(items[j : j + 5000]))
             pipe.execute()
 
-        with_retry(run)
+        run()
 
     # -- cleaning --------------------------------------------------------------------------
     def clean(self) -> None:
         """Delete retired epochs and the leftovers of publishes that never switched."""
         state = current(self.store)
         keep = {state.epoch, state.previous} if state else set()
-        for raw in with_retry(lambda: self.store.client.smembers(self.keys.retired)):
+        for raw in self.store.client.smembers(self.keys.retired):
             e = int(raw)
             if e not in keep:
                 self._drop(e)
-            with_retry(partial(self.store.client.srem, self.keys.retired, e))
-        for raw in with_retry(lambda: self.store.client.smembers(self.keys.attempts)):
+            self.store.client.srem(self.keys.retired, e)
+        for raw in self.store.client.smembers(self.keys.attempts):
             e = int(raw)
             if e in keep:
                 continue
@@ -198,14 +197,14 @@ class RankPublisher:
             own = [] if m is None else np.flatnonzero(m == e).tolist()
             self._delete([self.keys.rank(h, e) for h in own] + [self.keys.top(e), self.keys.hostrank(e),
                                                                  self.keys.manifest(e)])
-            with_retry(partial(self.store.client.srem, self.keys.attempts, e))
+            self.store.client.srem(self.keys.attempts, e)
 
     def _drop(self, epoch: int) -> None:
         """Delete a retired epoch: its manifest first (renamed away), then the keys only it read."""
         alive_key, dead = self.keys.manifest(epoch), self.keys.dropping(epoch)
-        if with_retry(lambda: self.store.client.exists(alive_key)):
-            with_retry(lambda: self.store.client.rename(alive_key, dead))
-        raw = with_retry(lambda: self.store.client.get(self.keys.garbage(epoch))) or b""
+        if self.store.client.exists(alive_key):
+            self.store.client.rename(alive_key, dead)
+        raw = self.store.client.get(self.keys.garbage(epoch)) or b""
         pairs = np.frombuffer(raw, dtype=MANIFEST).reshape(-1, 2)
         self._delete([self.keys.rank(int(h), int(e)) for h, e in pairs] + [
             self.keys.top(epoch), self.keys.hostrank(epoch), self.keys.garbage(epoch), dead])
@@ -220,4 +219,4 @@ class RankPublisher:
                     pipe.delete(k)
                 pipe.execute()
 
-            with_retry(run)
+            run()

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -27,7 +26,6 @@ from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import normalize_url, split_url
 
 STREAM_MAXLEN = 100_000
-RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
 ARGS_PER_CALL = 3000
 GONE_STATUS = 400
 
@@ -67,16 +65,6 @@ def host_and_path(url: str) -> tuple[str, str] | None:
     link targets repeat a lot within and across batches."""
     normal = normalize_url(url)
     return split_url(normal) if normal else None
-
-
-def with_retry(func: Callable[[], T]) -> T:
-    """Run ``func``; on a lost connection retry with bounded backoff (all store writes are idempotent)."""
-    for delay in RETRY_DELAYS:
-        try:
-            return func()
-        except (redis.ConnectionError, redis.TimeoutError):
-            time.sleep(delay)
-    return func()
 
 
 @dataclass
@@ -141,7 +129,7 @@ class GraphStore:
                 pipe.hmget(self.keys.hosts, unique)
             return [x for res in pipe.execute() for x in (res[:-1] if create else res)]
 
-        return {h: int(i) for h, i in zip(unique, with_retry(run)) if i is not None}
+        return {h: int(i) for h, i in zip(unique, run()) if i is not None}
 
     def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
@@ -167,7 +155,7 @@ class GraphStore:
                     pipe.hmget(self.keys.urls(hid), paths)
             return pipe.execute()
 
-        results = iter(with_retry(run))
+        results = iter(run())
         lids: dict[tuple[int, str], int] = {}
         self.grown_hosts = set()
         for hid, paths in order:
@@ -201,7 +189,7 @@ class GraphStore:
                 pipe.hmget(self.keys.paths(h), by_host[h])
             return names, pipe.execute()
 
-        names, paths = with_retry(run)
+        names, paths = run()
         found = {}
         for h, name, ps in zip(hosts, names, paths):
             for l, p in zip(by_host[h], ps):
@@ -270,7 +258,7 @@ class GraphStore:
             pipe.execute()
             self._announce(touched)
 
-        with_retry(run)
+        run()
         return len(batch)
 
     def _announce(self, hids: Iterable[int]) -> None:
@@ -299,20 +287,20 @@ class GraphStore:
             pipe.execute()
             self._announce(sorted({hid, target[0]}))
 
-        with_retry(run)
+        run()
 
     def meta(self, url: str) -> dict[str, Any] | None:
         """The stored metadata of a page (None if it was never stored as a page)."""
         ids = self.ids([url], create=False)[0]
         if ids is None:
             return None
-        raw = with_retry(lambda: self.client.hget(self.keys.meta(ids[0]), ids[1]))
+        raw = self.client.hget(self.keys.meta(ids[0]), ids[1])
         return None if raw is None else json.loads(raw)
 
     # -- loading --------------------------------------------------------------------------
     def all_host_ids(self) -> list[int]:
         """Every HostID handed out so far."""
-        return sorted(int(h) for h in with_retry(lambda: self.client.hkeys(self.keys.hostnames)))
+        return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
 
     def load_hosts(self, host_ids: Iterable[int], chunk: int = 256) -> dict[int, HostEdges]:
         """Page counts and out-edges of the given hosts."""
@@ -321,7 +309,7 @@ class GraphStore:
         for i in range(0, len(hids), chunk):
             part = hids[i : i + chunk]
 
-            def run() -> list[Any]:
+            def run(part: Any = part) -> list[Any]:
                 pipe = self.client.pipeline(transaction=False)
                 for hid in part:
                     pipe.hlen(self.keys.paths(hid))
@@ -330,7 +318,7 @@ class GraphStore:
                     pipe.hgetall(self.keys.alias(hid))
                 return pipe.execute()
 
-            res = with_retry(run)
+            res = run()
             for j, hid in enumerate(part):
                 result[hid] = unpack_host(int(res[4 * j]), *res[4 * j + 1 : 4 * j + 4])
         return result
@@ -344,7 +332,7 @@ class GraphStore:
         hids = list(host_ids)
         if not hids:
             return []
-        names = with_retry(lambda: self.client.hmget(self.keys.hostnames, hids))
+        names = self.client.hmget(self.keys.hostnames, hids)
         return [None if n is None else n.decode() for n in names]
 
     def iter_edges(self) -> Iterator[tuple[str, str, float]]:
@@ -355,7 +343,7 @@ class GraphStore:
         def url(hid: int, lid: int) -> str:
             if hid not in names:
                 names[hid] = self.host_names([hid])[0] or ""
-                raw = with_retry(lambda: self.client.hgetall(self.keys.paths(hid)))
+                raw = self.client.hgetall(self.keys.paths(hid))
                 paths[hid] = {int(k): v.decode() for k, v in raw.items()}
             return names[hid] + paths[hid].get(lid, "")
 
@@ -367,13 +355,13 @@ class GraphStore:
     # -- change stream --------------------------------------------------------------------
     def stream_head(self) -> str:
         """ID of the newest change entry (``0-0`` when there is none)."""
-        last = with_retry(lambda: self.client.xrevrange(self.keys.changes, count=1))
+        last = self.client.xrevrange(self.keys.changes, count=1)
         return last[0][0].decode() if last else "0-0"
 
     def stream_gap(self, since: str) -> bool:
         """True if entries after ``since`` were trimmed away (the caller must reload everything)."""
         try:
-            info = with_retry(lambda: self.client.xinfo_stream(self.keys.changes))
+            info = self.client.xinfo_stream(self.keys.changes)
         except redis.ResponseError:
             return False
         deleted = info.get("max-deleted-entry-id") or b"0-0"
@@ -387,12 +375,12 @@ class GraphStore:
         hosts: set[int] = set()
         last = stream_id
         if block_ms is not None:
-            got = with_retry(lambda: self.client.xread({self.keys.changes: last}, count=1, block=block_ms))
+            got = self.client.xread({self.keys.changes: last}, count=1, block=block_ms)
             if not got:
                 return last, hosts
         end = until or "+"
         while True:
-            entries = with_retry(lambda: self.client.xrange(self.keys.changes, f"({last}", end, count=5000))
+            entries = self.client.xrange(self.keys.changes, f"({last}", end, count=5000)
             for sid, fields in entries:
                 hosts.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)
                 last = sid.decode()

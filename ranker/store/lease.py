@@ -13,7 +13,6 @@ import time
 from types import TracebackType
 from typing import Any
 
-from rankcrawl.ranker.store.graphstore import with_retry
 from rankcrawl.settings.keys import Keys
 
 RENEW = """
@@ -48,7 +47,7 @@ class Lease:
     def acquire(self) -> bool:
         deadline = time.monotonic() + self.wait
         while True:
-            if with_retry(lambda: self.client.set(self.key, self.token, nx=True, px=self.ttl_ms)):
+            if self.client.set(self.key, self.token, nx=True, px=self.ttl_ms):
                 self.held = True
                 self._stop.clear()
                 self._thread = threading.Thread(target=self._renew, name="rankcrawl-lease", daemon=True)
@@ -69,7 +68,7 @@ class Lease:
 
     def check(self) -> None:
         """Raise LeaseLost unless this ranker still holds the lease."""
-        if not self.held or with_retry(lambda: self.client.get(self.key)) != self.token.encode():
+        if not self.held or self.client.get(self.key) != self.token.encode():
             self.held = False
             raise LeaseLost("the ranker lease expired or was taken by another ranker")
 
@@ -79,7 +78,7 @@ class Lease:
             self._thread.join(timeout=5)
         if self.held:
             try:
-                with_retry(lambda: self.client.eval(RELEASE, 1, self.key, self.token))
+                self.client.eval(RELEASE, 1, self.key, self.token)
             finally:
                 self.held = False
 

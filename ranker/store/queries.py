@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.ranker.store.epochs import MANIFEST, Published, alive, current, manifest
-from rankcrawl.ranker.store.graphstore import GraphStore, with_retry
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 from rankcrawl.settings.urls import normalize_url, split_url
 
@@ -60,7 +60,7 @@ class RankQueries:
         def read(state: Published | None) -> list[tuple[str, float]]:
             if state is None or n <= 0:
                 return []
-            rows = with_retry(lambda: self.store.client.zrevrange(key_of(state.epoch), 0, n - 1, withscores=True))
+            rows = self.store.client.zrevrange(key_of(state.epoch), 0, n - 1, withscores=True)
             if not alive(self.store, state.epoch):
                 raise EpochGone
             return [(u.decode(), float(s) / state.norm) for u, s in rows]
@@ -80,7 +80,7 @@ class RankQueries:
         pipe = self.store.client.pipeline(transaction=False)
         for h in hids:
             pipe.getrange(self.keys.manifest(epoch), 4 * h, 4 * h + 3)
-        raw = with_retry(pipe.execute)
+        raw = pipe.execute()
         return {h: int(np.frombuffer(b, dtype=MANIFEST)[0]) if len(b) == 4 else 0 for h, b in zip(hids, raw)}
 
     def rank(self, urls: Iterable[str]) -> dict[str, float | None]:
@@ -96,7 +96,7 @@ class RankQueries:
             pipe = self.store.client.pipeline(transaction=False)
             for h, lid in found:
                 pipe.getrange(self.keys.rank(h, written[h]), 8 * lid, 8 * lid + 7)
-            raw = dict(zip(found, with_retry(pipe.execute)))
+            raw = dict(zip(found, pipe.execute()))
             if not alive(self.store, state.epoch):
                 raise EpochGone
             out: dict[str, float | None] = {}
@@ -131,7 +131,7 @@ class RankQueries:
             pipe = self.store.client.pipeline(transaction=False)
             pipe.get(self.keys.rank(hid, int(m[hid])))
             pipe.hgetall(self.keys.paths(hid))
-            raw, paths = with_retry(pipe.execute)
+            raw, paths = pipe.execute()
             if raw is None:
                 return None
             r = np.frombuffer(raw, dtype="<f8") / state.norm
