@@ -57,6 +57,7 @@ import math
 import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,7 +88,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sites", default=",".join(names), help=f"comma-separated, of: {', '.join(names)}")
     parser.add_argument("--max-pages", type=int, default=0, help="serve only the first N pages of each site")
     parser.add_argument("--skip-plain", action="store_true", help="no plain Scrapy crawl (no speed ratio)")
-    parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON here")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures (and per-page counts) as JSON here")
     parser.add_argument("--keep", action="store_true", help="keep the crawl logs and Valkey data folder")
     parser.add_argument("-s", dest="pairs", action="append", default=[], metavar="NAME=VALUE",
                         help="setting for rankcrawl crawl (non-RANKCRAWL_* ones for the plain crawl too)")
@@ -164,6 +165,18 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
     return out
 
 
+def page_rows(gold: Gold, fetched: set[str], stored: dict[str, set[str]],
+              unknowable: Callable[[str], bool]) -> dict[str, list]:
+    """Per fetched reachable page: [site, index-like, gold edges, stored edges, correct] (JSON, to diff runs)."""
+    rows = {}
+    for u in gold.reachable:
+        if u in fetched:
+            own = {d for d in stored.get(u, ()) if not unknowable(d)}
+            g = gold.content_edges[u]
+            rows[u] = [gold.pages[u].site, gold.pages[u].index_like, len(g), len(own), len(own & g)]
+    return rows
+
+
 def nonpage_mass(ranks: dict[str, float], web: Web, gold: Gold) -> dict[str, float]:
     """Rank mass on exported URLs that are not reachable pages, by what the server answers them."""
     nodes = set(gold.reachable)
@@ -182,6 +195,13 @@ def nonpage_mass(ranks: dict[str, float], web: Web, gold: Gold) -> dict[str, flo
 def ratio(speed: dict, key: str) -> float:
     """rankcrawl's figure ÷ plain Scrapy's (nan without the plain crawl)."""
     return speed["rankcrawl"][key] / speed["plain"][key] if "plain" in speed else math.nan
+
+
+def git_commit() -> str:
+    """The checked-out commit (with ``+dirty`` when files differ), or '' outside git."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, cwd=ROOT)
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") if head.returncode == 0 else ""
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -262,7 +282,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
                     "pages_per_cpu_s": len(fetched[name]) / r.cpu if r.cpu > 0 else math.nan}
              for name, r in runs.items()}
     return {
-        "command": command_line(args), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
+        "command": command_line(args), "commit": git_commit(), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
         "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, unknowable),
         "generators": {s.name: {"generator": s.generator, "package": s.package, "base": s.base} for s in args.sites},
         "speed": speed,
@@ -271,6 +291,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
         "redis": {"used_memory_delta": c["memory"], "bytes_per_edge": c["memory"] / n_edges if n_edges else math.nan,
                   "families": c["families"]},
         "crawl_stats": runs["rankcrawl"].stats,
+        "pages": page_rows(gold, fetched["rankcrawl"], stored, unknowable),
     }
 
 
@@ -279,6 +300,11 @@ COLUMNS = (("reachable", "pages"), ("coverage", "coverage"), ("coverage_plain", 
            ("index_r", "R index-like"), ("prose_f1", "F1 prose"), ("naive_precision", "P all-links"),
            ("leaked_per_1000", "leaked /1k"), ("neardup_fp", "no-edge pages"),
            ("tau", "τ top100"), ("tau_all_links", "τ all-links"), ("l1", "L1"), ("l1_all_links", "L1 all-links"))
+
+
+STATS = (("rankcrawl/pages/near_duplicates", "pages judged near-duplicates"),
+         ("rankcrawl/pages/analysis_prefix", "pages analysed on a prefix only (RANKCRAWL_ANALYSIS_TIMEOUT)"),
+         ("rankcrawl/dropped/analysis_timeout", "pages dropped on the analysis timeout"))
 
 
 def cell(v: object) -> object:
@@ -298,6 +324,8 @@ def tables(fig: dict) -> str:
     largest = sorted(red["families"].items(), key=lambda kv: -kv[1])[:6]
     top = ", ".join(f"`{k}` {v / 2**20:.1f} MiB" for k, v in largest)
     mass = fig["rank_mass_nonpage"]
+    st = fig["crawl_stats"]
+    seen = ", ".join(f"{label} {st.get(key, 0)}" for key, label in STATS)
     gens = markdown_table(["site", "generator", "package", "served at"],
                           [[n, g["generator"], g["package"], g["base"]] for n, g in fig["generators"].items()])
     return (f"{gens}\n\n{quality}\n\n{throughput}\n\n"
@@ -307,6 +335,7 @@ def tables(fig: dict) -> str:
             f"Stored edges {fig['stored_edges']:,} ({fig['self_loops']:,} self-loops). "
             f"Rank mass not on reachable pages: 404 {mass['404']:.3f}, redirects {mass['redirect']:.3f}, "
             f"other 200 files {mass['other_200']:.3f}, offsite hosts {mass['offsite']:.3f}. "
+            f"rankcrawl's own counts: {seen}. "
             f"Redis used_memory − empty server: {red['used_memory_delta'] / 2**20:.1f} MiB = "
             f"**{red['bytes_per_edge']:,.0f} B per stored edge**; largest key families: {top}.")
 
@@ -335,7 +364,8 @@ def report(fig: dict) -> None:
     print(body)
     write_section("realcrawl", (
         "## Real sites: rankcrawl crawl vs the generators' own content markup\n\n"
-        f"Command: `{fig['command']}` (bench/realcrawl.py docstring: rules and definitions). Both crawls through "
+        f"Command: `{fig['command']}` at commit {fig.get('commit') or '?'} (bench/realcrawl.py docstring: rules "
+        "and definitions). Both crawls through "
         "the loopback proxy, same seeds; politeness for both: "
         + ", ".join(f"{k}={v}" for k, v in fig["settings"].items()) + ". "
         "P/R/F1 = stored content edges vs gold over the pages rankcrawl fetched (micro); "

