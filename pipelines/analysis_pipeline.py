@@ -59,3 +59,6 @@ class AnalysisPipeline:
             if name in a.field_names() or isinstance(item, dict):
                 a[name] = value
         return item
+
+    async def close_spider(self) -> None:
+        await self.analyzer.close(self.stats)

@@ -45,6 +45,32 @@ def fingerprint(text: str) -> str:
     return hashlib.sha1(normalize(text).encode()).hexdigest()
 
 
+def fingerprint_key(text: str) -> int:
+    """The fingerprint as a 63-bit integer (the first 8 bytes of the SHA-1); 0 when the normalised
+    text is empty (a segment of digits and punctuation has no fingerprint)."""
+    norm = normalize(text)
+    return int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm else 0
+
+
+def fingerprint_keys(texts: list[str]) -> list[int]:
+    """``fingerprint_key`` of many segments at once: each pattern runs once over the joined texts
+    (a page's blocks), matches marked, then the texts are split again."""
+    joined = "\n".join(t.replace("\n", " ") for t in texts).lower()
+    joined = URL.sub("\x01", joined)
+    joined = NUMERIC_DATE.sub("\x02", NAMES.sub("\x02", joined))
+    joined = AMPM.sub(" ", joined)
+    keys = []
+    for part in joined.split("\n"):
+        words = NON_LETTERS.sub(" ", part).split()
+        if "\x02" in part:
+            words.append("$DATE$")
+        if "\x01" in part:
+            words.append("$URL$")
+        norm = " ".join(words)
+        keys.append(int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm else 0)
+    return keys
+
+
 def frequent(counts: dict[str, int], n_pages: int, share: float, min_count: int = 2) -> set[str]:
     """Fingerprints occurring on at least max(min_count, share·n_pages) pages of a host."""
     floor = max(min_count, share * n_pages)

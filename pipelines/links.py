@@ -7,8 +7,9 @@ invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting)
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.document import Link
 from rankcrawl.settings.urls import normalize_url
@@ -34,16 +35,45 @@ def anchor_text(element: Any) -> str:
     return " ".join("".join(element.itertext(tag=None)).split()) if element is not None else ""
 
 
+@lru_cache(maxsize=1 << 16)
+def resolve_in(directory: str, href: str) -> str | None:
+    """``normalize_url(href, base)`` for every base in ``directory`` (cached across the pages of a
+    site: their navigation repeats the same relative hrefs; the fragment, which normalisation drops,
+    is cut before the cache)."""
+    return normalize_url(href, directory)
+
+
+def directory_of(base: str | None) -> str | None:
+    """``scheme://netloc/path/`` of a base URL: what a relative path href resolves against."""
+    if not base:
+        return None
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return None
+    if not parts.scheme or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rsplit('/', 1)[0] if '/' in parts.path else ''}/"
+
+
 class LinkResolver:
     """Builds ``Link``s for one page, caching each href's normalised URL."""
 
     def __init__(self, base: str | None) -> None:
         self.base = base
+        self.directory = directory_of(base)
         self.cache: dict[str, str | None] = {}
 
     def resolve(self, href: str) -> str | None:
         if href not in self.cache:
-            self.cache[href] = normalize_url(href.strip(), self.base)
+            h = href.strip()
+            if self.directory and h and h[0] not in "?#":
+                self.cache[href] = resolve_in(self.directory, h.split("#", 1)[0] or h)
+            elif h.startswith("#"):
+                self.cache[href] = self.cache.get("#") if "#" in self.cache else normalize_url(h, self.base)
+                self.cache["#"] = self.cache[href]
+            else:
+                self.cache[href] = normalize_url(h, self.base)
         return self.cache[href]
 
     def links(self, elements: list[Any], block: int) -> list[Link]:

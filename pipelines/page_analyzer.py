@@ -1,35 +1,55 @@
 """``PageAnalyzer``: one fetched page → its content edges, the links to follow, and figures.
 
 The one entry point that every crawl path calls (the spider middleware for any spider, the item
-pipeline for items that carry a body): per-page analysis (SPEC §2.1–2.3, capped at
-``max_bytes``) and then the per-host ``SiteAnalyzer`` (§2.4–2.6), off the reactor thread.
+pipeline for items that carry a body). Per-page analysis (SPEC §2.1–2.3, capped at ``max_bytes``)
+runs in worker processes (``workers.AnalysisPool``, RANKCRAWL_ANALYSIS_WORKERS, default one per
+core) and returns ``PageFacts``; the per-host ``SiteAnalyzer`` (§2.4–2.7) then runs in one
+dedicated thread — one Redis round trip per page — so the reactor thread only awaits.
 
 Follow ≠ count: ``PageResult.edges`` are the links that count as graph edges (``edge_scope``);
 ``PageResult.follow`` lists every followable http(s) link of the page with ``counted`` telling
 whether it is one of the edges and ``template`` whether the site-level step found it in a host
-template, so a crawler can fetch the whole site and still order content links first.
+template, so a crawler can fetch the whole site and still order content links first. Links to the
+page itself are neither. Each page's analysis runs within RANKCRAWL_ANALYSIS_TIMEOUT (``budget``):
+past it the page's prefix is analysed (``PageResult.prefix``), else it is skipped. Repeated links to one target make one edge
+(RANKCRAWL_SUM_REPEATED_LINKS sums them). ``repush`` carries earlier pages whose edges the
+site-level step changed. ``close()`` must be awaited at the end of the crawl: it stops the
+workers, replays site-level state Redis missed during an outage (stat ``rankcrawl/site/unwritten``:
+pages whose state could not be written) and writes the last re-pushes.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import logging
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
+from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.classifiers import FILTERS
-from rankcrawl.pipelines.document import Document, Link
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
+from rankcrawl.pipelines.sitedecide import Decision, decide, page_keys
+from rankcrawl.pipelines.sitelevel import REDIS_AWAY, SiteAnalyzer
 from rankcrawl.pipelines.steps import PRESETS, preset
+from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed, in_thread
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import connect
 from rankcrawl.settings.defaults import DEFAULTS
 
+logger = logging.getLogger(__name__)
+
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 1024
+SITE_TIMEOUT = 5.0
+"""Seconds a site-level Redis call may take before the page falls back to its per-page decision."""
+Edges = list[tuple[str, float]]
 
 
 class NotAnalysed(Exception):
@@ -49,18 +69,10 @@ def is_html(content_type: str, body: bytes) -> bool:
     return b"\x00" not in head and (head.startswith(b"<!doctype html") or b"<html" in head)
 
 
-def edges_of(links: list[Link]) -> list[tuple[str, float]]:
-    """One edge per target URL, weights of repeated links summed, in first-seen order."""
-    weights: dict[str, float] = defaultdict(float)
-    for link in links:
-        weights[link.url] += link.weight
-    return [(url, w) for url, w in weights.items() if w > 0]
-
-
 @dataclass
 class FollowLink:
     """A link the crawler may schedule: target, anchor + block text, weight, counted as an edge,
-    flagged template by the site-level step."""
+    flagged template by the site-level step (every occurrence of it on the page is in a template)."""
 
     url: str
     text: str
@@ -75,31 +87,33 @@ class PageResult:
 
     url: str
     title: str
-    edges: list[tuple[str, float]]
+    edges: Edges
     follow: list[FollowLink]
-    repush: list[tuple[str, list[tuple[str, float]]]] = field(default_factory=list)
+    repush: list[tuple[str, Edges]] = field(default_factory=list)
     blocks: int = 0
     boilerplate_blocks: int = 0
     template_blocks: int = 0
     links_seen: int = 0
     links_kept: int = 0
     template_links: int = 0
+    self_links: int = 0
     duplicate: bool = False
     truncated: bool = False
     prefix: bool = False
+    fallback: bool = False
 
 
-def follow_of(doc: Document, counted: list[Link], template: frozenset[int] = frozenset()) -> list[FollowLink]:
+def follow_of(f: PageFacts, weights: list[float], template: list[int]) -> list[FollowLink]:
     """Every link of the page once (first occurrence), flagged counted (an edge) and template (every
-    occurrence is one of the ``template`` indices into ``doc.all_links``)."""
-    kept = {link.url for link in counted}
-    elsewhere = {link.url for i, link in enumerate(doc.all_links) if i not in template}
+    occurrence is one of the ``template`` link indices)."""
+    kept = {url for url, w in zip(f.links, weights) if w > 0}
+    flagged = set(template)
+    elsewhere = {url for j, url in enumerate(f.links) if j not in flagged}
     seen: dict[str, FollowLink] = {}
-    for link in doc.all_links:
-        if link.url not in seen:
-            block = doc.blocks[link.block].text if 0 <= link.block < len(doc.blocks) else ""
-            seen[link.url] = FollowLink(link.url, f"{link.text} {block}", link.weight, link.url in kept,
-                                        link.url not in elsewhere)
+    for url, anchor, b, w in zip(f.links, f.anchors, f.link_block, weights):
+        if url not in seen:
+            block = f.block_text[b] if 0 <= b < len(f.block_text) else ""
+            seen[url] = FollowLink(url, f"{anchor} {block}", w, url in kept, url not in elsewhere)
     return list(seen.values())
 
 
@@ -112,13 +126,31 @@ def check_classifier(spec: str) -> None:
         raise ValueError(f"one of {', '.join(sorted(PRESETS))}, optionally +{' or +'.join(FILTERS)}") from None
 
 
+def result_of(f: PageFacts, d: Decision, repush: list[tuple[str, Edges]]) -> PageResult:
+    content = sum(ct and i not in set(d.template_blocks) for i, ct in enumerate(f.block_content))
+    return PageResult(
+        url=f.url, title=f.title, edges=d.edges, follow=follow_of(f, d.link_weights, d.template_links), repush=repush,
+        blocks=len(f.block_content), boilerplate_blocks=len(f.block_content) - content,
+        template_blocks=len(d.template_blocks), links_seen=len(f.links) + f.self_links,
+        links_kept=sum(w > 0 for w in d.link_weights), template_links=len(d.template_links),
+        self_links=f.self_links, duplicate=d.duplicate, truncated=f.truncated, prefix=f.outcome == "prefix",
+        fallback=d.fallback)
+
+
 class PageAnalyzer:
-    """Per-page and site-level analysis of fetched pages, run off the reactor thread."""
+    """Per-page analysis in worker processes, then the site-level step in one thread."""
 
     def __init__(self, *, scope: str = "content", max_bytes: int = 2_000_000, classifier: str | None = None,
-                 site: SiteAnalyzer | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"]) -> None:
-        self.scope, self.max_bytes, self.classifier, self.site = scope, max_bytes, classifier, site
-        self.timeout = timeout
+                 site: SiteAnalyzer | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"],
+                 workers: int = 0, sum_repeated: bool = False, redis_url: str | None = None, prefix: str = "rc:",
+                 flush_timeout: float = 60.0) -> None:
+        self.scope, self.site, self.sum_repeated, self.timeout = scope, site, sum_repeated, timeout
+        self.redis_url, self.prefix, self.flush_timeout = redis_url, prefix, flush_timeout
+        self.options = FactOptions(site=site is not None, weighting=site.weighting if site else "uniform",
+                                   classifier=classifier, max_bytes=max_bytes, timeout=timeout)
+        self.closed = False
+        self.pool = AnalysisPool(workers, self.options)
+        self.site_thread = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-site") if site else None
 
     @classmethod
     def from_settings(cls, settings: Any) -> PageAnalyzer:
@@ -127,59 +159,113 @@ class PageAnalyzer:
 
     @classmethod
     def from_config(cls, config: RankcrawlConfig) -> PageAnalyzer:
-        """The analyzer of a checked config (edge scope, classifier, byte cap, site-level step)."""
+        """The analyzer of a checked config; its worker processes start (and warm up) at once."""
         site = None
         if config.site_level:
-            site = SiteAnalyzer(connect(config.redis_url), prefix=config.key_prefix,
-                                weighting=config.link_weighting, scope=config.edge_scope)
-        return cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
-                   timeout=config.analysis_timeout)
+            site = SiteAnalyzer(connect(config.redis_url, socket_timeout=SITE_TIMEOUT), prefix=config.key_prefix,
+                                weighting=config.link_weighting, scope=config.edge_scope,
+                                sum_repeated=config.sum_repeated_links, buffer=config.edge_buffer)
+        workers = config.analysis_workers
+        analyzer = cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
+                       timeout=config.analysis_timeout, workers=(os.cpu_count() or 1) if workers is None else workers,
+                       sum_repeated=config.sum_repeated_links, redis_url=config.redis_url, prefix=config.key_prefix,
+                       flush_timeout=config.flush_timeout)
+        analyzer.pool.start()
+        return analyzer
 
     @classmethod
     def of(cls, crawler: Any) -> PageAnalyzer:
-        """The crawl's one analyzer, shared by its components (built on first use)."""
-        return per_crawler(crawler, cls, lambda: cls.from_config(RankcrawlConfig.of(crawler)))
+        """The crawl's one analyzer, shared by its components (built on first use), closed when the
+        spider closes."""
+        def build() -> PageAnalyzer:
+            analyzer = cls.from_config(RankcrawlConfig.of(crawler))
+
+            async def spider_closed() -> None:
+                await analyzer.close(crawler.stats)
+
+            crawler.signals.connect(spider_closed, signal=signals.spider_closed, weak=False)
+            return analyzer
+
+        return per_crawler(crawler, cls, build)
 
     async def analyze(self, url: str, body: bytes, *, status: int = 200, encoding: str | None = None,
                       content_type: str = "") -> PageResult:
-        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies and pages over the
-        analysis time budget (even on their prefix)."""
+        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies, pages over the
+        analysis time budget (even on their prefix) and crashed workers."""
         if status >= 400:
             raise NotAnalysed("http_error", f"HTTP {status}: {url}")
         if not is_html(content_type, body):
             raise NotAnalysed("non_html", f"not HTML ({content_type or 'no content type'}): {url}")
-        return await maybe_deferred_to_future(deferToThread(self.analyze_sync, url, body, encoding))
+        try:
+            facts = await self.pool.run(url, body, encoding)
+        except WorkerCrashed as exc:
+            raise NotAnalysed("worker_crashed", str(exc)) from None
+        self._check(facts)
+        if self.site_thread is None:
+            return self.decide(facts)
+        return await in_thread(self.site_thread, self.decide, facts)
 
     def analyze_sync(self, url: str, body: bytes, encoding: str | None = None) -> PageResult:
-        """The blocking part: parse and classify within the time budget, then apply the host's site-level decision."""
-        opts: dict[str, Any] = {"classifier": self.classifier} if self.classifier else {}
-        budgeted = analyze_within(body, url=url, encoding=encoding, timeout=self.timeout, max_bytes=self.max_bytes, **opts)
-        doc = budgeted.doc
-        if doc is None:
+        """Everything in the calling thread (tests, tools)."""
+        facts = analyze_page(url, body, encoding, self.options)
+        self._check(facts)
+        return self.decide(facts)
+
+    def _check(self, facts: PageFacts) -> None:
+        if facts.outcome == "skipped":
             raise NotAnalysed("analysis_timeout",
-                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
-        template_links = template_blocks = 0
-        template: frozenset[int] = frozenset()
-        duplicate = False
-        repush: list[tuple[str, list[tuple[str, float]]]] = []
+                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {facts.url}")
+
+    def decide(self, facts: PageFacts) -> PageResult:
+        """The page's edges and follow links from its facts (site-level step when enabled)."""
         if self.site is None:
-            counted = doc.links if self.scope == "content" else doc.all_links
-            edges = edges_of(counted)
-        else:
-            decision = self.site.process(doc)
-            counted = [link for link, w in zip(doc.all_links, decision.link_weights) if w > 0]
-            edges = decision.edges
-            repush = [(u, self.site.edges_for(u)) for u in decision.stale]
-            template = frozenset(decision.template_links)
-            template_links, template_blocks = len(decision.template_links), len(decision.template_blocks)
-            duplicate = decision.duplicate_of is not None
-        content = sum(b.is_content for b in doc.blocks)
-        return PageResult(
-            url=url, title=doc.title, edges=edges, follow=follow_of(doc, counted, template), repush=repush,
-            blocks=len(doc.blocks), boilerplate_blocks=len(doc.blocks) - content, template_blocks=template_blocks,
-            links_seen=len(doc.all_links), links_kept=len(counted), template_links=template_links,
-            duplicate=duplicate, truncated=doc.truncated, prefix=budgeted.outcome == "prefix",
-        )
+            keys = page_keys(facts)
+            d = decide(facts, keys, lambda k: False, False, False, [1.0] * len(facts.links), self.scope,
+                       self.sum_repeated)
+            return result_of(facts, d, [])
+        d = self.site.process(facts)
+        return result_of(facts, d, self.site.take_repush())
+
+    async def close(self, stats: Any = None) -> None:
+        """Stop the workers, replay the site-level backlog, write the last re-pushes; final stats (once)."""
+        if self.closed:
+            return
+        self.closed = True
+        await maybe_deferred_to_future(deferToThread(self._close, stats))
+
+    def _close(self, stats: Any) -> None:
+        self.pool.close()
+        if self.site is None or self.site_thread is None:
+            return
+        site = self.site
+        self.site_thread.submit(site.close, self.flush_timeout).result()
+        self.site_thread.shutdown()
+        repush = site.take_repush()
+        left = self._write(repush) if repush else 0
+        if stats is not None:
+            for name, value in (("rankcrawl/site/round_trips", site.round_trips),
+                                ("rankcrawl/site/fallback", site.fallbacks),
+                                ("rankcrawl/site/replayed", site.replayed),
+                                ("rankcrawl/site/unwritten", site.unwritten + left),
+                                ("rankcrawl/analysis/workers", self.pool.workers),
+                                ("rankcrawl/analysis/worker_restarts", self.pool.restarts),
+                                ("rankcrawl/analysis/in_flight_max", self.pool.peak)):
+                stats.set_value(name, value)
+
+    def _write(self, repush: list[tuple[str, Edges]]) -> int:
+        """Store re-pushed edges left at close directly (the edge pipeline may be closed); pages left."""
+        deadline = time.monotonic() + self.flush_timeout
+        while True:
+            try:
+                store = GraphStore(connect(self.redis_url), self.prefix)
+                records = [PageRecord(u, list(e), store.meta(u) or {}) for u, e in repush]
+                store.put_pages(records)
+                return 0
+            except (*REDIS_AWAY, redis.RedisError) as exc:
+                if time.monotonic() > deadline:
+                    logger.error("rankcrawl: %d re-pushed pages not stored: %s", len(repush), exc)
+                    return len(repush)
+                time.sleep(0.5)
 
 
 def record_stats(stats: Any, r: PageResult) -> None:
@@ -190,16 +276,19 @@ def record_stats(stats: Any, r: PageResult) -> None:
     inc("rankcrawl/pages/analysis_prefix", int(r.prefix))
     inc("rankcrawl/pages/near_duplicates", int(r.duplicate))
     inc("rankcrawl/pages/repushed", len(r.repush))
+    inc("rankcrawl/pages/site_fallback", int(r.fallback))
     inc("rankcrawl/blocks", r.blocks)
     inc("rankcrawl/blocks/boilerplate", r.boilerplate_blocks)
     inc("rankcrawl/blocks/template", r.template_blocks)
     inc("rankcrawl/links/seen", r.links_seen)
     inc("rankcrawl/links/kept", r.links_kept)
+    inc("rankcrawl/links/dropped/self", r.self_links)
     if r.duplicate:
-        inc("rankcrawl/links/dropped/duplicate", r.links_seen)
+        inc("rankcrawl/links/dropped/duplicate", r.links_seen - r.self_links)
     else:
         inc("rankcrawl/links/dropped/template", r.template_links)
-        inc("rankcrawl/links/dropped/boilerplate", max(r.links_seen - r.links_kept - r.template_links, 0))
+        inc("rankcrawl/links/dropped/boilerplate",
+            max(r.links_seen - r.self_links - r.links_kept - r.template_links, 0))
     blocks = stats.get_value("rankcrawl/blocks") or 0
     if blocks:
         stats.set_value("rankcrawl/boilerplate_share", round((stats.get_value("rankcrawl/blocks/boilerplate") or 0) / blocks, 4))

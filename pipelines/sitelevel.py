@@ -1,222 +1,244 @@
-"""SiteAnalyzer: the per-host step between page analysis and the edge pipeline (SPEC §2.4–2.6).
+"""SiteAnalyzer: the per-host step between page analysis and the edge pipeline (SPEC §2.4–2.7).
 
-``process(doc)`` records what the page contributes to its host's statistics (pagelet shingles,
-segment fingerprints, block classes, lexical terms), then decides with the host's current
-evidence: blocks whose fingerprint is frequent on the host stop being content, links owned by
-template pagelets never count — a pagelet is template when its shingle recurs, or when it is a
-link list (link density ≥ LINK_LIST) whose DOM label is a link list on many pages of the host
-(Oliveira's block class with high spread: "related" boxes whose links change per page; a
-recurring prose class such as the article body never qualifies) — near-duplicates of an earlier page keep no links, and each kept
-link gets its weight (uniform / block / lexical). Lexical mode is Zhang et al.'s CLP filter
-(§4.4: links with sim ≤ alpha are dropped, the reduced graph is ranked unweighted), so kept
-links weigh 1; title terms on ≥ share of the host's pages (the site name) are left out of the
-title vectors, which would otherwise make every same-host link look similar. Before a host has ``min_pages`` pages the
-per-page classifier's decisions stand.
+``process(facts)`` makes one round trip to the host's state in Redis (``sitestate.SiteState``):
+the page's keys are counted (once per page) and their counts come back with the host's page count,
+the near-duplicate verdict and, for ``lexical``, document frequencies; ``sitedecide.decide`` then
+applies the host's evidence. Before a host has ``min_pages`` pages the per-page classifier's
+decisions stand.
 
-Re-weighting earlier pages: every page's record (links with their block and pagelet, block
-fingerprints, labels and terms) stays in Redis, so ``edges_for(url)`` recomputes any page's edges
-from current statistics. ``SiteDecision.stale`` lists the pages whose edges changed because of
-this page — all earlier pages of the host when it reaches ``min_pages``, pages sharing a
-shingle/fingerprint whose template status just flipped, and (lexical mode) pages that weighed a
-link to this page with a stand-in. The edge pipeline re-pushes ``edges_for(u)`` for each.
-Slow drift of block weights between those events is not re-pushed.
+Re-weighting earlier pages: the process remembers its recent pages (``pagering``); when a reply
+changes a key's template status, or makes a host warm, the remembered pages holding it are
+re-decided and those whose edges changed are queued in ``repush`` as (url, edges) for the edge
+pipeline. In ``lexical`` mode a page that weighed a link with the target's stand-in is re-weighed
+when the target arrives.
+
+Outage (Redis stopped, restarting, read-only, out of memory): the page is decided with what the
+process already knows of its host (its remembered key statuses; the per-page decision otherwise),
+flagged ``fallback``, and kept in a bounded backlog (``buffer`` pages). Later pages retry with
+exponential backoff (redis-py's ``ExponentialBackoff``); once Redis answers, the backlog is replayed
+— each page's contribution applied, its decision redone, its edges re-pushed if they differ.
+``close`` keeps replaying up to a timeout; ``unwritten`` counts pages whose contribution never
+reached Redis (backlog left, or dropped when the backlog overflowed).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field
+import logging
+import time
+from collections import deque
 from typing import Any
 
+import numpy as np
 import redis
+from redis.backoff import ExponentialBackoff
 
-from rankcrawl.pipelines.blockclasses import digest
-from rankcrawl.pipelines.fingerprints import fingerprint, normalize
-from rankcrawl.pipelines.lexical import position_tfs, similarity, stand_in, vocabulary
-from rankcrawl.pipelines.linkweights import BLOCK_FLOOR, block_weight, check
-from rankcrawl.pipelines.neardup import NearDupIndex, fingerprints, largest_segment
-from rankcrawl.pipelines.pagelets import partition
-from rankcrawl.pipelines.shingles import tokens
-from rankcrawl.pipelines.sitestats import SiteStats
+from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, check, class_keys
+from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, label_key
+from rankcrawl.pipelines.pagering import RecentPages, Remembered
+from rankcrawl.pipelines.sitedecide import REGION_SHARE, Decision, candidates, decide, main_region, page_keys, recurrence_floor
+from rankcrawl.pipelines.sitestate import SiteState, typed_keys
 from rankcrawl.settings.urls import split_url
 
-MAX_TERMS = 50
-LINK_LIST = 0.5
+logger = logging.getLogger(__name__)
 
-
-@dataclass
-class SiteDecision:
-    """What the site-level step decided for one page.
-
-    ``link_weights`` and ``template_links`` (indices) follow ``doc.all_links``; a weight of 0 means
-    the link is no edge. ``edges`` sums the kept weights per target URL.
-    """
-
-    url: str
-    warm: bool
-    edges: list[tuple[str, float]]
-    link_weights: list[float] = field(default_factory=list)
-    template_blocks: list[int] = field(default_factory=list)
-    template_links: list[int] = field(default_factory=list)
-    duplicate_of: str | None = None
-    stale: list[str] = field(default_factory=list)
-
-
-def page_record(doc: Any) -> dict[str, Any]:
-    """The page's contribution and link list, as stored in Redis (JSON-able)."""
-    pagelets = partition(doc.root) if doc.root is not None else []
-    owner = {a: str(p.shingle) for p in pagelets for a in p.links}
-    link_lists = {str(p.shingle): "L:" + digest(p.label) for p in pagelets
-                  if p.links and p.link_density >= LINK_LIST}
-    blocks = doc.blocks
-    segment = largest_segment([(b.text, b.link_density) for b in blocks if b.is_content])
-    return {
-        "sh": sorted({str(p.shingle) for p in pagelets}),
-        "ll": link_lists,
-        "fp": [fingerprint(b.text) if normalize(b.text) else None for b in blocks],
-        "lb": [digest("/".join(b.path)) for b in blocks],
-        "tm": [list(dict.fromkeys(tokens(b.text)))[:MAX_TERMS] for b in blocks],
-        "ct": [bool(b.is_content) for b in blocks],
-        "ln": [[link.url, link.text, link.block, owner.get(link.element), doc.is_content_link(link)]
-               for link in doc.all_links],
-        "lx": position_tfs(doc.title or "", doc.text),
-        "nd": [str(v) for v in fingerprints(segment)],
-        "dup": None,
-    }
+REDIS_AWAY = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ReadOnlyError,
+              redis.exceptions.OutOfMemoryError, redis.exceptions.TryAgainError,
+              redis.exceptions.ClusterDownError, redis.exceptions.MasterDownError, OSError)
+Edges = list[tuple[str, float]]
 
 
 class SiteAnalyzer:
-    """Site-level templates, near-duplicates and link weights over shared Redis statistics."""
+    """Site-level templates, near-duplicates and link weights over shared, bounded Redis state."""
 
-    def __init__(self, client: redis.Redis, prefix: str = "rc:", min_pages: int = 3,
-                 weighting: str = "uniform", scope: str = "content", share: float = 0.4,
-                 alpha: float = 0.0, max_pages: int = 1000) -> None:
+    def __init__(self, client: redis.Redis, prefix: str = "rc:", min_pages: int = 3, weighting: str = "uniform",
+                 scope: str = "content", share: float = 0.4, alpha: float = 0.0, sum_repeated: bool = False,
+                 text: bool = False, remember: int = 1000, buffer: int = 10_000) -> None:
         check(weighting, scope)
-        self.stats = SiteStats(client, prefix, max_pages)
-        self.neardup = NearDupIndex(client, prefix)
-        self.min_pages, self.weighting, self.scope = min_pages, weighting, scope
-        self.share, self.alpha = share, alpha
+        self.state = SiteState(client, prefix)
+        self.recent = RecentPages(remember)
+        self.lexical = LexicalWeights(alpha) if weighting == "lexical" else None
+        self.min_pages, self.weighting, self.scope, self.share = min_pages, weighting, scope, share
+        self.sum_repeated, self.text, self.buffer = sum_repeated, text, buffer
+        self.backlog: deque[PageFacts] = deque()
+        self.repush: list[tuple[str, Edges]] = []
+        self.backoff = ExponentialBackoff(cap=5.0, base=0.1)
+        self.failures, self.next_try = 0, 0.0
+        self.round_trips = self.fallbacks = self.replayed = self.dropped = self.repushed = 0
 
-    def process(self, doc: Any) -> SiteDecision:
-        """Update the host's statistics with ``doc`` and apply the site-level decision to it."""
-        if not doc.url:
+    @property
+    def options(self) -> FactOptions:
+        """What the per-page analysis must compute for this analyzer."""
+        return FactOptions(site=True, weighting=self.weighting, text=self.text)
+
+    @property
+    def unwritten(self) -> int:
+        """Pages whose contribution has not reached Redis (backlog + dropped on overflow)."""
+        return len(self.backlog) + self.dropped
+
+    def process(self, f: PageFacts) -> Decision:
+        """Count the page in its host's state and decide its links (``fallback`` while Redis is away)."""
+        if not f.url:
             raise ValueError("site-level analysis needs the page URL")
-        url = doc.url
-        host = split_url(url)[0]
-        record = page_record(doc)
-        old = self.stats.record(host, url)
-        if old and old.get("nd") and old["nd"] != record["nd"]:
-            self.neardup.forget(url, [int(v) for v in old["nd"]])
-        record["dup"] = self.neardup.canonical(url, [int(v) for v in record["nd"]])
-        before = self.stats.n_pages(host)
-        old, stored = self.stats.update(host, url, record)
-        if stored:
-            self.stats.update_df(vocabulary(old["lx"]) if old else set(), vocabulary(record["lx"]), old is None)
-        decision, template_keys, page_keys = self._decide(host, url, record)
-        decision.stale = self._stale(host, url, before, template_keys, page_keys)
-        self._apply(doc, record, decision)
-        return decision
+        if self.backlog:
+            self.replay()
+        if not self.backlog:
+            try:
+                return self._process(f)
+            except REDIS_AWAY as exc:
+                self._away(exc)
+        return self._fallback(f)
 
-    def edges_for(self, url: str) -> list[tuple[str, float]]:
-        """Edges of an already processed page, recomputed from current statistics."""
-        decision = self.decide(url)
-        return decision.edges if decision else []
+    def process_doc(self, doc: Any) -> Decision:
+        """``process`` for an analysed ``Document``, whose blocks and links then carry the decision."""
+        f = facts_of(doc, self.options)
+        d = self.process(f)
+        for i in d.template_blocks:
+            doc.blocks[i].is_content = False
+        links = [link for link in doc.all_links if link.url != f.url]
+        for j in d.template_links:
+            links[j].is_content = False
+        for link, w in zip(links, d.link_weights):
+            link.weight = w
+        return d
 
-    def decide(self, url: str) -> SiteDecision | None:
-        """The current decision for an already processed page (None if never processed)."""
-        host = split_url(url)[0]
-        record = self.stats.record(host, url)
-        return self._decide(host, url, record)[0] if record else None
-
-    def _decide(self, host: str, url: str, rec: dict[str, Any]) -> tuple[SiteDecision, set[str], set[str]]:
-        n = self.stats.n_pages(host)
-        warm = n >= self.min_pages
-        fps = sorted({f for f in rec["fp"] if f})
-        pairs = [f"{lb}|{t}" for lb, terms in zip(rec["lb"], rec["tm"]) for t in terms]
-        link_lists = rec.get("ll", {})
-        lists = sorted(set(link_lists.values()))
-        c = self.stats.counts(host, {"sh": rec["sh"], "fp": fps, "ll": lists, "cls": rec["lb"], "ct": pairs})
-        floor = max(2.0, self.share * n)
-        recurring = zip([*rec["sh"], *fps, *lists], [*c["sh"], *c["fp"], *c["ll"]])
-        tmpl = {k for k, v in recurring if v >= floor} if warm else set()
-        template_blocks = [i for i, f in enumerate(rec["fp"]) if f in tmpl]
-        content = [ct and i not in template_blocks for i, ct in enumerate(rec["ct"])]
-        weights = self._block_weights(rec, c["cls"], c["ct"]) if self.weighting == "block" and warm else None
-        edges: dict[str, float] = defaultdict(float)
-        link_weights: list[float] = []
-        template_links: list[int] = []
-        for j, (target, anchor, b, owner, *flag) in enumerate(rec["ln"]):
-            in_template = owner in tmpl or link_lists.get(owner) in tmpl or b in template_blocks
-            if in_template:
-                template_links.append(j)
-            is_content = b >= 0 and (flag[0] if flag else content[b])
-            dropped = (self.scope == "content" and (not is_content or in_template)) or (
-                self.scope == "non-template" and in_template) or bool(rec["dup"])
-            w = None if dropped else self._weight(url, rec, target, anchor, b, weights)
-            link_weights.append(w or 0.0)
-            if w is not None:
-                edges[target] += w
-        decision = SiteDecision(url, warm, list(edges.items()), link_weights, template_blocks, template_links,
-                                rec["dup"])
-        return decision, tmpl, set(rec["sh"]) | set(fps) | set(lists)
-
-    def _block_weights(self, rec: dict[str, Any], n_cls: list[int], n_ct: list[int]) -> list[float]:
-        out, at = [], 0
-        for terms, n_c in zip(rec["tm"], n_cls):
-            out.append(block_weight(n_c, n_ct[at : at + len(terms)]))
-            at += len(terms)
+    def take_repush(self) -> list[tuple[str, Edges]]:
+        """Earlier pages whose edges changed since the last call: (url, edges) to re-push."""
+        out, self.repush = self.repush, []
         return out
 
-    def _weight(self, url: str, rec: dict[str, Any], target: str, anchor: str, b: int,
-                block_weights: list[float] | None) -> float | None:
-        if self.weighting == "block" and block_weights is not None and b >= 0:
-            w = block_weights[b]
-            return w if w > BLOCK_FLOOR else None
-        if self.weighting == "lexical":
-            host, thost = split_url(url)[0], split_url(target)[0]
-            other = self.stats.record(thost, target)
-            if other is None:
-                self.stats.add_pending(thost, target, url)
-                q = stand_in(anchor, rec["tm"][b] if b >= 0 else [])
-            else:
-                q = self._own_title(thost, other["lx"])
-            p = self._own_title(host, rec["lx"])
-            df, n_docs = self.stats.df(sorted(vocabulary(p) | vocabulary(q)))
-            return 1.0 if similarity(p, q, df, n_docs) > self.alpha else None
-        return 1.0
+    def replay(self) -> None:
+        """Apply the backlog's contributions if Redis answers again (no-op before the next try)."""
+        if time.monotonic() < self.next_try:
+            return
+        while self.backlog:
+            try:
+                self._process(self.backlog[0], replay=True)
+            except REDIS_AWAY as exc:
+                self._away(exc)
+                return
+            self.backlog.popleft()
+            self.replayed += 1
 
-    def _own_title(self, host: str, tfs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-        """Position vectors without the title terms on ≥ share of the host's pages (its site name)."""
-        n = self.stats.n_pages(host)
-        if n < self.min_pages or not tfs["title"]:
-            return tfs
-        title = sorted(tfs["title"])
-        counts = self.stats.counts(host, {"tt": title})["tt"]
-        floor = max(2.0, self.share * n)
-        return {**tfs, "title": {t: tfs["title"][t] for t, c in zip(title, counts) if c < floor}}
+    def close(self, timeout: float) -> int:
+        """Replay the backlog for at most ``timeout`` seconds (blocking); the pages left unwritten."""
+        deadline = time.monotonic() + timeout
+        while self.backlog and time.monotonic() < deadline:
+            self.replay()
+            if self.backlog:
+                time.sleep(max(0.0, min(self.next_try, deadline) - time.monotonic()))
+        if self.unwritten:
+            logger.error("rankcrawl: %d pages' site-level state could not be written to Redis", self.unwritten)
+        return self.unwritten
 
-    def _stale(self, host: str, url: str, before: int, template: set[str], keys: set[str]) -> list[str]:
-        stale: set[str] = set()
-        if self.weighting == "lexical":
-            stale.update(self.stats.pop_pending(host, url))
-        after = self.stats.n_pages(host)
-        if after < self.min_pages:
-            return sorted(stale - {url})
-        flipped = self.stats.retag(host, template, keys - template)
-        if before < self.min_pages:
-            stale.update(self.stats.records(host))
-        elif flipped:
-            for other, rec in self.stats.records(host).items():
-                if flipped & (set(rec["sh"]) | {f for f in rec["fp"] if f} | set(rec.get("ll", {}).values())):
-                    stale.add(other)
-        stale.discard(url)
-        return sorted(stale)
+    # -- internals ----------------------------------------------------------------------------
+    def _away(self, exc: BaseException) -> None:
+        self.failures += 1
+        delay = self.backoff.compute(self.failures)
+        self.next_try = time.monotonic() + delay
+        logger.warning("rankcrawl: site-level state unavailable (%s); per-page decisions, retry in %.1fs", exc, delay)
 
-    def _apply(self, doc: Any, rec: dict[str, Any], decision: SiteDecision) -> None:
-        for i in decision.template_blocks:
-            doc.blocks[i].is_content = False
-        links = doc.all_links
-        for j in decision.template_links:
-            links[j].is_content = False
-        for link, w in zip(links, decision.link_weights):
-            link.weight = w
+    def _fallback(self, f: PageFacts) -> Decision:
+        self.fallbacks += 1
+        host = split_url(f.url)[0]
+        keys = page_keys(f, self.text)
+        warm = host in self.recent.warm
+        weights: list[float | None] = [1.0] * len(f.links)
+        d = decide(f, keys, lambda k: self.recent.is_template(host, k), warm, False, weights, self.scope,
+                   self.sum_repeated, f.region_own)
+        d.fallback = True
+        self.recent.add(Remembered(host, f, keys, weights, d.edges, False, not warm, f.region_own,
+                                   typed_keys("rg", f.region_keys)), {})
+        if len(self.backlog) >= self.buffer:
+            self.backlog.popleft()
+            self.dropped += 1
+        self.backlog.append(f)
+        return d
+
+    def _process(self, f: PageFacts, replay: bool = False) -> Decision:
+        host = split_url(f.url)[0]
+        keys = page_keys(f, self.text)
+        counted = keys.distinct()
+        cand = candidates(f, self.scope)
+        title_terms = sorted(f.lexical["title"]) if self.lexical and f.lexical else []
+        title_keys = typed_keys("tt", [label_key(t) for t in title_terms])
+        block_keys, amounts, per_block = (class_keys(f) if self.weighting == "block"
+                                          else (None, None, {}))
+        targets, waiting, df_read = {}, [], []
+        if self.lexical and f.lexical:
+            targets = self.lexical.targets(f, cand)
+            waiting = [p for p in self.recent.pages.values() if f.url in p.pending and p.vector]
+            df_read = sorted(LexicalWeights.terms_of(f.lexical, *(q for q, _ in targets.values()),
+                                                     *(p.vector for p in waiting if p.vector)))
+        regions = typed_keys("rg", f.region_keys)
+        vote = regions[f.region_own - 1 : f.region_own] if f.region_own else regions[:0]
+        cold = self.recent.cold_keys(host, counted)
+        reply = self.state.update(
+            host, f.url, np.concatenate([counted, vote, title_keys]), np.concatenate([regions, cold]),
+            block_keys, amounts, f.neardup, sorted(LexicalWeights.terms_of(f.lexical)) if f.lexical else None,
+            df_read)
+        self.round_trips += 1
+        self.failures, self.next_try = 0, 0.0
+        warm = reply.n >= self.min_pages
+        floor = recurrence_floor(reply.n, self.share)
+        page_counts = reply.counts[: len(counted)]
+        statuses = {int(k): c >= floor for k, c in zip(counted, page_counts)}
+        cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
+        statuses.update({k: c >= floor for k, c in cold_counts.items()})
+        region_floor = recurrence_floor(reply.n, REGION_SHARE)
+        region = main_region(f, reply.query[: len(regions)], region_floor, warm)
+        dirty = self.recent.learn(host, statuses, warm)
+        duplicate = reply.canonical is not None
+        vector = None
+        if self.lexical and f.lexical:
+            site_name = {t for t, c in zip(title_terms, reply.counts[len(counted) + len(vote):]) if warm and c >= floor}
+            vector = LexicalWeights.title_filtered(f.lexical, site_name)
+            weights = self.lexical.weights(vector, targets, len(f.links), reply.df, reply.df_n)
+            self.lexical.keep(f.url, vector)
+        elif self.weighting == "block" and block_keys is not None:
+            counts = {int(k): c for k, c in zip(block_keys, reply.block_counts)}
+            weights = block_link_weights(f, counts, per_block, warm)
+        else:
+            weights = [1.0] * len(f.links)
+        d = decide(f, keys, lambda k: statuses.get(k, False), warm, duplicate, weights, self.scope, self.sum_repeated,
+                   region)
+        before = self.recent.get(f.url)
+        if replay and before is not None and before.edges != d.edges:
+            self._queue(f.url, d.edges)
+        pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
+        self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
+                                   pending), statuses)
+        for p in waiting:
+            self._reweigh(p, f.url, vector, reply.df, reply.df_n)
+        for url in sorted(dirty - {f.url}):
+            self._redecide(url, cold_counts, region_floor)
+        return d
+
+    def _reweigh(self, p: Remembered, target: str, vector: Any, df: dict[str, int], n_docs: int) -> None:
+        """Re-weigh ``p``'s links to ``target`` with the target's own vector (lexical)."""
+        if self.lexical is None or p.vector is None:
+            return
+        keep = self.lexical.weights(p.vector, {0: (vector, False)}, 1, df, n_docs)[0]
+        for j, (url, ok) in enumerate(zip(p.facts.links, candidates(p.facts, self.scope))):
+            if url == target and ok:
+                p.weights[j] = keep
+        p.pending.discard(target)
+        self._redecide(p.facts.url)
+
+    def _redecide(self, url: str, counts: dict[int, int] | None = None, region_floor: float = 0.0) -> None:
+        """Decide a remembered page again; a page decided cold gets its main region from ``counts``."""
+        p = self.recent.get(url)
+        if p is None:
+            return
+        warm = p.host in self.recent.warm
+        if p.cold and warm and counts is not None:
+            p.region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
+        d = decide(p.facts, p.keys, lambda k: self.recent.is_template(p.host, k), warm, p.duplicate, p.weights,
+                   self.scope, self.sum_repeated, p.region)
+        p.cold = not warm
+        if d.edges != p.edges:
+            p.edges = d.edges
+            self._queue(url, d.edges)
+
+    def _queue(self, url: str, edges: Edges) -> None:
+        self.repush = [(u, e) for u, e in self.repush if u != url] + [(url, edges)]
+        self.repushed += 1

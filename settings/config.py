@@ -59,6 +59,8 @@ class RankcrawlConfig:
     flush_timeout: float
     distributed: bool
     idle_timeout: float
+    analysis_workers: int | None
+    sum_repeated_links: bool
 
     @classmethod
     def from_settings(cls, settings: Any) -> RankcrawlConfig:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from rankcrawl.settings.kinds import Checked, Choice, Flag, Int, Kind, Number, RedisURL, Terms, Text, kind_for
+from rankcrawl.settings.kinds import Checked, Choice, Flag, Int, Kind, Number, OptionalInt, RedisURL, Terms, Text, kind_for
 
 
 class Setting(NamedTuple):
@@ -70,6 +70,11 @@ SETTINGS: tuple[Setting, ...] = (
             Flag()),
     Setting("RANKCRAWL_IDLE_TIMEOUT", 5.0, "Distributed mode: seconds an idle process waits for shared work before closing.",
             Number(0.0, closed=True)),
+    # -- analysis execution and graph conventions (pipelines/page_analyzer.py, pipelines/workers.py) --
+    Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes; unset = one per CPU core, "
+            "0 = analyse in a reactor thread.", OptionalInt(0)),
+    Setting("RANKCRAWL_SUM_REPEATED_LINKS", False, "Repeated links from a page to one target add up their weights "
+            "(default: one edge, counted once).", Flag()),
 )
 
 DEFAULTS: dict[str, Any] = {s.name: s.default for s in SETTINGS}

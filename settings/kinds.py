@@ -61,6 +61,25 @@ class Int:
 
 
 @dataclass(frozen=True)
+class OptionalInt:
+    """None (unset: the component chooses) or an integer at least ``low``."""
+
+    low: int
+
+    @property
+    def allowed(self) -> str:
+        return f"an integer ≥ {self.low} (or unset)"
+
+    def parse(self, raw: Any) -> int | None:
+        if raw is None or raw == "":
+            return None
+        try:
+            return Int(self.low).parse(raw)
+        except ValueError:
+            raise ValueError(self.allowed) from None
+
+
+@dataclass(frozen=True)
 class Number:
     """A finite number above ``low`` (or equal to it when ``closed``) and below ``high`` if given."""
 

@@ -10,8 +10,8 @@ from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline
-from rankcrawl.pipelines.document import Link
-from rankcrawl.pipelines.page_analyzer import NotAnalysed, edges_of, is_html
+from rankcrawl.pipelines.page_analyzer import NotAnalysed, is_html
+from rankcrawl.pipelines.sitedecide import edge_list
 from rankcrawl.ranker.store.graphstore import GraphStore
 
 WORDS = ("harbour report journey spice traders sea market lantern river bridge festival kitchen orchard "
@@ -32,7 +32,7 @@ def page(i: int) -> bytes:
 
 
 def pipeline(redis_url: str, **settings: object) -> AnalysisPipeline:
-    crawler = get_crawler(settings_dict={"RANKCRAWL_REDIS_URL": redis_url, **settings})
+    crawler = get_crawler(settings_dict={"RANKCRAWL_REDIS_URL": redis_url, "RANKCRAWL_ANALYSIS_WORKERS": 0, **settings})
     crawler.stats.open_spider()
     return AnalysisPipeline.from_crawler(crawler)
 
@@ -45,10 +45,10 @@ def test_is_html_by_content_type_or_sniff() -> None:
     assert not is_html("", b"\x89PNG\r\n\x1a\n\x00\x00<html>")
 
 
-def test_edges_sum_repeated_links() -> None:
-    links = [Link("http://a/x", "x", 1.0), Link("http://a/y", "y", 0.5), Link("http://a/x", "x2", 1.0),
-             Link("http://a/z", "z", 0.0)]
-    assert edges_of(links) == [("http://a/x", 2.0), ("http://a/y", 0.5)]
+def test_repeated_links_make_one_edge_unless_summed() -> None:
+    targets, weights = ["http://a/x", "http://a/y", "http://a/x", "http://a/z"], [1.0, 0.5, 0.8, 0.0]
+    assert edge_list(targets, weights) == [("http://a/x", 1.0), ("http://a/y", 0.5)]
+    assert edge_list(targets, weights, sum_repeated=True) == [("http://a/x", 1.8), ("http://a/y", 0.5)]
 
 
 def run(coro: object) -> object:

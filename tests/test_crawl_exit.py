@@ -63,9 +63,10 @@ def test_redis_refusing_writes_fails_before_the_crawl(server: tuple[ValkeyServer
     assert not web.hit_log
 
 
-def test_pages_not_stored_by_the_end_fail_the_crawl(server: tuple[ValkeyServer, str], web: DemoWeb) -> None:
+@pytest.mark.parametrize("site_level", ["False", "True"])
+def test_pages_not_stored_by_the_end_fail_the_crawl(server: tuple[ValkeyServer, str], web: DemoWeb, site_level: str) -> None:
     valkey, url = server
-    proc = subprocess.Popen([*CLI, "crawl", *web.seeds, "--redis-url", url, *FAST, "-s", "RANKCRAWL_SITE_LEVEL=False",
+    proc = subprocess.Popen([*CLI, "crawl", *web.seeds, "--redis-url", url, *FAST, "-s", f"RANKCRAWL_SITE_LEVEL={site_level}",
                              "-s", "DOWNLOAD_DELAY=0.3", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1",
                              "-s", "RANKCRAWL_EDGE_BATCH=1", "-s", "RANKCRAWL_FLUSH_TIMEOUT=2", "--max-pages", "12"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

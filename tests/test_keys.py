@@ -21,4 +21,4 @@ def test_every_family_is_under_the_prefix_and_distinct() -> None:
     keys = [row.split("`")[1] for row in rows]
     assert all(k.startswith("zz:") for k in keys)
     assert len(set(keys)) == len(keys)
-    assert Keys("zz:").site("https://a.example", "sh") == "zz:site:{https://a.example}:sh"
+    assert Keys("zz:").site_sketch("https://a.example") == "zz:site:{https://a.example}:cm"

@@ -1,40 +1,57 @@
-"""Near-duplicates (Kohlschütter §4.2.5): 8 min-hashes of 6-token shingles, ≥ 50 % shared."""
+"""Near-duplicates on the whole main text: 24 min-hashes of 6-token shingles in 4 bands of 6."""
 
 import random
 
-from rankcrawl.pipelines.neardup import NearDupIndex, fingerprints, largest_segment, shared
+from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.neardup import MIN_TOKENS, near_duplicates, signature
+from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 
-WORDS = [f"word{i}" for i in range(500)]
+WORDS = [f"word{i}" for i in range(2000)]
 
 
-def text(seed: int, n: int = 200) -> str:
+def text(seed: int, n: int = 300) -> str:
     rng = random.Random(seed)
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def test_largest_segment_skips_link_lists():
-    blocks = [("a b c d e f g h i j k l", 0.9), ("short text here", 0.0), ("one two", 0.1)]
-    assert largest_segment(blocks) == "short text here"
-
-
-def test_same_lyrics_different_layouts_are_near_duplicates():
+def test_same_text_with_small_changes_is_a_near_duplicate():
     song = text(1)
-    a = largest_segment([("Home About Contact Lyrics A-Z", 1.0), (song, 0.0), ("© lyrics site one", 0.0)])
-    b = largest_segment([("Menu Top 100 Artists", 0.9), ("Ad: buy ringtones", 0.0), (song + " chorus", 0.0)])
-    assert shared(fingerprints(a), fingerprints(b)) >= 0.5
-    assert shared(fingerprints(song), fingerprints(text(2))) < 0.5
+    assert near_duplicates(signature(song), signature(song + " chorus again"))
+    assert near_duplicates(signature(song), signature(song.replace("word1 ", "word2 ", 1)))
+    assert not near_duplicates(signature(song), signature(text(2)))
 
 
-def test_short_segments_give_no_fingerprints():
-    assert fingerprints("log in to your account") == []
+def test_pages_sharing_one_long_section_are_distinct():
+    """Two reference pages with a common options list as long as their own text (Jaccard ≈ 1/3)."""
+    shared = text(7, 400)
+    pairs = [(shared + " " + text(100 + s, 400), text(200 + s, 400) + " " + shared) for s in range(40)]
+    assert sum(near_duplicates(signature(a), signature(b)) for a, b in pairs) == 0
 
 
-def test_index_canonical_page_keeps_links(r):
-    index = NearDupIndex(r, "t:")
-    song = text(3)
-    assert index.canonical("http://a.org/song", fingerprints(song)) is None
-    assert index.canonical("http://b.org/lyrics", fingerprints(song + " extra words")) == "http://a.org/song"
-    assert index.canonical("http://c.org/other", fingerprints(text(4))) is None
-    assert index.canonical("http://a.org/song", fingerprints(song)) is None  # re-crawl: still canonical
-    index.forget("http://a.org/song", fingerprints(song))
-    assert index.canonical("http://b.org/lyrics", fingerprints(song)) is None
+def test_short_texts_give_no_signature():
+    assert signature("log in to your account") == []
+    assert signature(text(3, MIN_TOKENS - 1)) == []
+    assert len(signature(text(3, MIN_TOKENS))) == 4
+
+
+def reference_page(name: str, own: str, shared: str) -> str:
+    return (f"<html><head><title>{name}</title></head><body><nav><a href='/'>Home</a></nav><main>"
+            f"<h1>{name}</h1><p>{own}</p><h2>Common options</h2><p>{shared}</p>"
+            f"<p>See <a href='/ref/{name}-details'>the details of {name}</a>.</p></main></body></html>")
+
+
+def test_site_step_keeps_both_pages_that_share_a_long_section(r):
+    sa = SiteAnalyzer(r, prefix="t:")
+    shared = text(9, 500)
+    a = sa.process_doc(analyze(reference_page("alpha", text(10, 300), shared), url="http://docs.test/ref/alpha"))
+    b = sa.process_doc(analyze(reference_page("beta", text(11, 300), shared), url="http://docs.test/ref/beta"))
+    assert not a.duplicate and not b.duplicate and a.edges and b.edges
+
+
+def test_mirror_is_a_duplicate_and_the_canonical_page_stays_canonical(r):
+    sa = SiteAnalyzer(r, prefix="t:")
+    html = reference_page("gamma", text(12, 300), text(13, 200))
+    assert not sa.process_doc(analyze(html, url="http://docs.test/ref/gamma")).duplicate
+    mirror = sa.process_doc(analyze(html.replace("Home", "Mirror home"), url="http://mirror.test/gamma"))
+    assert mirror.duplicate and mirror.edges == []
+    assert not sa.process_doc(analyze(html, url="http://docs.test/ref/gamma")).duplicate

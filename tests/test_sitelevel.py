@@ -1,10 +1,9 @@
-"""SiteAnalyzer against the real embedded Valkey: templates, content kept, idempotence, re-weighting."""
+"""SiteAnalyzer against a real Valkey: templates, content kept, idempotence, re-weighting, conventions."""
 
 import pytest
 
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
-from rankcrawl.pipelines.sitestats import SiteStats
 
 HOST = "http://site.test"
 NAV = "".join(f'<li><a href="/section/{s}">{s.title()} news</a></li>' for s in ("world", "sport", "arts", "money"))
@@ -42,8 +41,13 @@ def run(r, n: int = 6, **kw):
     for i in range(n):
         url, html = page(i)
         doc = analyze(html, url=url)
-        decisions.append((doc, sa.process(doc)))
+        decisions.append((doc, sa.process_doc(doc)))
     return sa, decisions
+
+
+def links_of(doc):
+    """The document's links as the site step sees them (links to the page itself left out)."""
+    return [link for link in doc.all_links if link.url != doc.url]
 
 
 @pytest.mark.parametrize("scope", ["content", "non-template", "all"])
@@ -56,37 +60,61 @@ def test_template_links_never_count_and_content_links_stay(r, scope):
         assert template_urls() <= targets
     else:
         assert not targets & template_urls()
-    flagged = {doc.all_links[j].url for j in last.template_links}
+    flagged = {links_of(doc)[j].url for j in last.template_links}
     assert template_urls() <= flagged and not flagged & {f"{HOST}/story/6", f"{HOST}/story/7"}
 
 
 def test_footer_block_stops_being_content_after_warmup(r):
-    _, decisions = run(r)
+    _, decisions = run(r, text=True)
     last = decisions[-1][0]
     assert not decisions[0][1].warm and decisions[-1][1].warm
     assert word(5, 3) in last.text
     assert "newsletter" not in last.text
 
 
-def test_warmup_makes_earlier_pages_stale_and_reweighs_them(r):
-    sa, decisions = run(r, n=4, min_pages=3, scope="non-template")
-    assert decisions[2][1].stale == [page(0)[0], page(1)[0]]
-    early = {t for t, _ in sa.edges_for(page(0)[0])}
+def test_warmup_reweighs_earlier_pages_and_repushes_them(r):
+    sa = SiteAnalyzer(r, prefix="t:", min_pages=3, scope="non-template")
+    for i in range(2):
+        url, html = page(i)
+        cold = sa.process_doc(analyze(html, url=url))
+        assert not cold.warm and template_urls() <= {t for t, _ in cold.edges}
+    assert sa.take_repush() == []
+    url, html = page(2)
+    assert sa.process_doc(analyze(html, url=url)).warm
+    repush = dict(sa.take_repush())
+    assert sorted(repush) == [page(0)[0], page(1)[0]]
+    early = {t for t, _ in repush[page(0)[0]]}
     assert not early & template_urls() and f"{HOST}/story/1" in early
 
 
+def test_a_template_found_later_is_removed_from_remembered_pages(r):
+    """A box that first appears on one page (count 1: content) becomes template on later pages;
+    the earlier page's edges are re-pushed without it."""
+    sa = SiteAnalyzer(r, prefix="t:", min_pages=1, share=0.4, scope="non-template")
+    box = '<div class="promo"><a href="/promo/a">Promo A</a> <a href="/promo/b">Promo B</a> <a href="/promo/c">C</a></div>'
+    for i in range(4):
+        url, html = page(i)
+        if i >= 1:
+            html = html.replace("<footer>", box + "<footer>")
+        d = sa.process_doc(analyze(html, url=url))
+    promo = {f"{HOST}/promo/{x}" for x in "abc"}
+    assert not promo & {t for t, _ in d.edges}
+    repushed = dict(sa.take_repush())
+    assert page(1)[0] in repushed and not promo & {t for t, _ in repushed[page(1)[0]]}
+
+
+def state_snapshot(r):
+    return {k: r.dump(k) for k in sorted(r.keys("t:site:*"))}
+
+
 def test_reprocessing_is_idempotent(r):
-    sa, _ = run(r, n=5)
-    stats = SiteStats(r, "t:")
-    keys = sorted(k for k in r.keys("t:site:*") if not k.endswith(b":pg"))
-    snapshot = {k: r.hgetall(k) if r.type(k) == b"hash" else r.smembers(k) for k in keys}
-    df = r.hgetall("t:lex:{df}:df"), r.get("t:lex:{df}:n")
+    sa, _ = run(r, n=5, weighting="lexical")
+    snapshot = state_snapshot(r)
     for i in range(5):
         url, html = page(i)
-        sa.process(analyze(html, url=url))
-    assert {k: r.hgetall(k) if r.type(k) == b"hash" else r.smembers(k) for k in keys} == snapshot
-    assert (r.hgetall("t:lex:{df}:df"), r.get("t:lex:{df}:n")) == df
-    assert stats.n_pages(HOST) == 5
+        sa.process_doc(analyze(html, url=url))
+    assert state_snapshot(r) == snapshot
+    assert int(r.hget(f"t:site:{{{HOST}}}:m", "n")) == 5
 
 
 def test_stats_survive_a_new_analyzer(r):
@@ -103,18 +131,26 @@ def test_weighting_modes_keep_content_links(r, weighting):
     assert not set(weights) & template_urls()
 
 
-def test_lexical_refreshes_stand_in_when_target_arrives(r):
-    sa, decisions = run(r, n=3, weighting="lexical", min_pages=10)
-    url2, _ = page(2)
-    assert page(1)[0] in decisions[2][1].stale  # page 1 linked to page 2 with a stand-in
+def test_lexical_reweighs_stand_in_when_target_arrives(r):
+    sa = SiteAnalyzer(r, prefix="t:", weighting="lexical", min_pages=10, alpha=0.05)
+    for i in range(2):
+        url, html = page(i)
+        sa.process_doc(analyze(html, url=url))
+    assert page(1)[0] in {p.facts.url for p in sa.recent.pages.values() if page(2)[0] in p.pending}
+    url, html = page(2)
+    sa.process_doc(analyze(html, url=url))
+    pending = sa.recent.get(page(1)[0]).pending
+    assert page(2)[0] not in pending and page(3)[0] in pending  # its link to page 2 re-weighed with page 2's vector
 
 
 def test_duplicate_page_keeps_no_links(r):
     sa = SiteAnalyzer(r, prefix="t:")
     _, html = page(1)
-    assert sa.process(analyze(html, url=f"{HOST}/story/1")).edges
-    dup = sa.process(analyze(html.replace("<header>", "<header><p>Mirror</p>"), url="http://mirror.test/s1"))
-    assert dup.duplicate_of == f"{HOST}/story/1" and dup.edges == []
+    assert sa.process_doc(analyze(html, url=f"{HOST}/story/1")).edges
+    dup = sa.process_doc(analyze(html.replace("<header>", "<header><p>Mirror</p>"), url="http://mirror.test/s1"))
+    assert dup.duplicate and dup.edges == []
+    again = sa.process_doc(analyze(html, url=f"{HOST}/story/1"))  # the canonical page re-crawled
+    assert not again.duplicate and again.edges
 
 
 def test_bad_options_and_missing_url(r):
@@ -123,7 +159,7 @@ def test_bad_options_and_missing_url(r):
     with pytest.raises(ValueError, match="unknown link scope"):
         SiteAnalyzer(r, scope="some")
     with pytest.raises(ValueError, match="URL"):
-        SiteAnalyzer(r).process(analyze(page(0)[1]))
+        SiteAnalyzer(r).process_doc(analyze(page(0)[1]))
 
 
 def related_page(i: int) -> tuple[str, str]:
@@ -144,9 +180,61 @@ def test_recurring_link_list_is_template_but_recurring_prose_is_not(r):
     for i in range(6):
         url, html = related_page(i)
         doc = analyze(html, url=url)
-        decision = sa.process(doc)
-    flagged = {doc.all_links[j].url for j in decision.template_links}
+        decision = sa.process_doc(doc)
+    flagged = {links_of(doc)[j].url for j in decision.template_links}
     assert flagged == {f"{HOST}/story/{50 + k}" for k in range(3)}
     assert {t for t, _ in decision.edges} == {f"{HOST}/cite/{k}" for k in (5, 6, 7)}
-    first = {t for t, _ in sa.edges_for(related_page(0)[0])}
-    assert first == {f"{HOST}/cite/{k}" for k in (0, 1, 2)}
+
+
+def index_page() -> tuple[str, str]:
+    """A host's index: the content region is a heading and a long list of links (a table of contents)."""
+    toc = "".join(f'<li><a href="/story/{k}">{word(k, 1)} {word(k, 2)}</a></li>' for k in range(100, 130))
+    html = (f"<html><head><title>Index</title></head><body><header><ul>{NAV}</ul></header>"
+            f"<main><article><h1>All stories</h1><p>Every story we published, newest first.</p>"
+            f"<ul class='toc'>{toc}</ul></article></main><footer><h3>Newsletter</h3><p>{FOOT}</p>"
+            f'<p><a href="/about">About</a> <a href="/contact">Contact</a> <a href="/jobs">Jobs</a></p></footer></body></html>')
+    return f"{HOST}/index", html
+
+
+def test_a_list_unique_to_the_page_is_content_and_the_nav_list_is_not(r):
+    """With a per-page classifier that rejects link-dense blocks (CleanEval's rule), the host's
+    evidence keeps the index's list and still drops the navigation."""
+    url, html = index_page()
+    per_page = {link.url for link in analyze(html, url=url, classifier="cleaneval").links}
+    toc = {f"{HOST}/story/{k}" for k in range(100, 130)}
+    assert not per_page & toc
+    sa = SiteAnalyzer(r, prefix="t:")
+    for i in range(5):
+        story, html_i = page(i)
+        sa.process_doc(analyze(html_i, url=story, classifier="cleaneval"))
+    d = sa.process_doc(analyze(html, url=url, classifier="cleaneval"))
+    assert {t for t, _ in d.edges} == toc  # kept: no other page of the host has it; nav and footer: template
+
+
+def test_index_page_decided_cold_is_repushed_with_its_list_once_the_host_is_warm(r):
+    sa = SiteAnalyzer(r, prefix="t:")
+    url, html = index_page()
+    assert sa.process_doc(analyze(html, url=url, classifier="cleaneval")).edges == []
+    for i in range(3):
+        story, html_i = page(i)
+        sa.process_doc(analyze(html_i, url=story, classifier="cleaneval"))
+    repush = dict(sa.take_repush())
+    assert {t for t, _ in repush[url]} == {f"{HOST}/story/{k}" for k in range(100, 130)}
+
+
+def test_links_to_the_page_itself_are_not_edges(r):
+    url, html = page(3)
+    html = html.replace("</article>", f'<p>Jump to <a href="#part2">part two</a>, or <a href="{url}">reload</a>, '
+                                      f'or <a href="/story/3#comments">read the comments</a>.</p></article>')
+    for sa in (SiteAnalyzer(r, prefix="t:", scope="all"), SiteAnalyzer(r, prefix="t2:", scope="content")):
+        d = sa.process_doc(analyze(html, url=url))
+        assert url not in {t for t, _ in d.edges} and d.edges
+
+
+def test_repeated_links_count_once_unless_summed(r):
+    url, html = page(3)
+    html = html.replace("</article>", '<p>Again: <a href="/story/4">story four</a> and '
+                                      '<a href="/story/4">the same story</a>.</p></article>')
+    once = dict(SiteAnalyzer(r, prefix="t:", scope="all").process_doc(analyze(html, url=url)).edges)
+    summed = dict(SiteAnalyzer(r, prefix="t2:", scope="all", sum_repeated=True).process_doc(analyze(html, url=url)).edges)
+    assert once[f"{HOST}/story/4"] == 1.0 and summed[f"{HOST}/story/4"] == 3.0

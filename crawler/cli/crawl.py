@@ -44,3 +44,6 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     pages, edges = stats.get("rankcrawl/pages/unflushed", 0), stats.get("rankcrawl/edges/unflushed", 0)
     if pages or edges:
         raise UserError(f"{pages} pages ({edges} edges) could not be stored in Redis before the flush timeout")
+    if unwritten := stats.get("rankcrawl/site/unwritten", 0):
+        raise UserError(f"the site-level state of {unwritten} pages could not be written to Redis before the flush timeout "
+                        "(their edges used the per-page decision)")

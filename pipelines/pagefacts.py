@@ -1,0 +1,212 @@
+"""``PageFacts``: the compact, picklable summary of one analysed page (SPEC §2.4–2.7).
+
+Per-page analysis (parse, blocks, classifier) runs in a worker process (``workers.py``); what it
+sends back is this summary, everything the reactor and the site-level step need and nothing more:
+the title, every link of the page once per occurrence (target, anchor, block, the per-page content
+decision, whether its block is content, whether it sits in a link list, which candidate main
+regions hold it, the pagelet owning it), the candidate main regions' DOM-label keys and depths,
+each block's content flag, fingerprint key and (capped) text, each pagelet's shingle and link-list
+label key, the near-duplicate signature of the main text, and — only for the weighting mode that
+uses them — block labels with sampled terms (``block``) or positional term vectors (``lexical``).
+
+Links to the page itself (``#fragment`` links included) are not part of it: they are never an
+edge and never worth a request (SPEC §2.7); ``self_links`` counts them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.fingerprints import fingerprint_keys
+from rankcrawl.pipelines.lexical import position_tfs
+from rankcrawl.pipelines.neardup import signature
+from rankcrawl.pipelines.pagelets import partition
+from rankcrawl.pipelines.shingles import token_hashes, tokens
+from rankcrawl.settings.urls import normalize_url
+
+LINK_LIST = 0.5
+"""A pagelet or block whose linked words are at least this share of its words is a link list."""
+FOLLOW_CONTEXT = 500
+"""Characters of a link's block text sent along (the crawler's topical priority reads them)."""
+MAIN_SHARE = 0.9
+"""A page's own main region is (the parent of) the deepest element holding this share of its content words."""
+INDEX = re.compile(r"\[\d+\]")
+SHALLOW = (3, 4, 5)
+"""Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
+region, so the host's usual region is found even where the page's classifier went astray."""
+MAX_REGIONS = 48
+BLOCK_TERMS = 16
+"""Terms per block in ``block`` mode: the ones with the smallest hashes, a consistent sample."""
+STAND_IN_TERMS = 50
+
+
+@dataclass(frozen=True)
+class FactOptions:
+    """What to compute: site-level features at all, for which weighting mode, and fingerprints of
+    every block (``text``: the site step then also cleans the main text) or of link blocks only."""
+
+    site: bool = True
+    weighting: str = "uniform"
+    text: bool = False
+    classifier: str | None = None
+    max_bytes: int = 2_000_000
+    timeout: float = 0.0
+
+
+@dataclass
+class PageFacts:
+    """One page, as the site-level step and the crawler see it (lists aligned per link / block)."""
+
+    url: str
+    title: str
+    truncated: bool = False
+    outcome: str = "complete"
+    self_links: int = 0
+    block_text: list[str] = field(default_factory=list)
+    block_content: list[bool] = field(default_factory=list)
+    block_fp: list[int] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    link_block: list[int] = field(default_factory=list)
+    link_content: list[bool] = field(default_factory=list)
+    link_in_content: list[bool] = field(default_factory=list)
+    link_dense: list[bool] = field(default_factory=list)
+    link_regions: list[int] = field(default_factory=list)
+    link_pagelet: list[int] = field(default_factory=list)
+    pagelet_shingle: list[int] = field(default_factory=list)
+    pagelet_list: list[int] = field(default_factory=list)
+    neardup: list[int] = field(default_factory=list)
+    region_keys: list[int] = field(default_factory=list)
+    region_depth: list[int] = field(default_factory=list)
+    region_own: int = 0
+    block_label: list[int] = field(default_factory=list)
+    block_terms: list[list[int]] = field(default_factory=list)
+    stand_in_terms: list[list[str]] = field(default_factory=list)
+    lexical: dict[str, dict[str, int]] | None = None
+
+    @property
+    def content_blocks(self) -> int:
+        return sum(self.block_content)
+
+
+def label_key(label: str) -> int:
+    """63-bit key of a DOM label."""
+    return int.from_bytes(hashlib.blake2b(label.encode(), digest_size=8).digest(), "big") >> 1
+
+
+def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[tuple[str, ...]], int]:
+    """Candidate main regions of a page and its own choice, from its content blocks' DOM paths
+    and word counts.
+
+    The chain descends from ``<body>`` into the child holding most content words while it holds at
+    least half of them; its elements below ``<body>`` are the candidates (shallow first). The page's
+    own main region is the parent of the deepest element holding MAIN_SHARE of the content words
+    (of the deepest chain element when none does) — the parent, so that an index page whose only
+    content is its heading still has its list in it — or that element itself when its parent is
+    ``<body>``. Returns (chain, 1-based index of the own region in it, 0 = none).
+    """
+    total = sum(words)
+    chain: list[tuple[str, ...]] = []
+    deepest = 0
+    prefix: tuple[str, ...] = ()
+    members = list(range(len(paths)))
+    while total:
+        depth = len(prefix)
+        groups: dict[str, list[int]] = {}
+        sums: dict[str, int] = {}
+        for i in members:
+            if len(paths[i]) > depth:
+                label = paths[i][depth]
+                groups.setdefault(label, []).append(i)
+                sums[label] = sums.get(label, 0) + words[i]
+        if not groups:
+            break
+        label = max(sums, key=sums.__getitem__)
+        best, share = groups[label], sums[label] / total
+        if share < 0.5:
+            break
+        prefix, members = (*prefix, label), best
+        if len(prefix) >= 3:
+            chain.append(prefix)
+            if share >= MAIN_SHARE:
+                deepest = len(chain)
+    deepest = deepest or len(chain)
+    own = deepest - 1 if deepest >= 2 else deepest
+    return chain, own
+
+
+def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
+    """The summary of an analysed ``Document`` (``doc.url`` set)."""
+    page = normalize_url(doc.url) if doc.url else None
+    blocks = doc.blocks
+    facts = PageFacts(url=page or doc.url or "", title=doc.title or "", truncated=bool(doc.truncated))
+    facts.block_text = [b.text[:FOLLOW_CONTEXT] for b in blocks]
+    facts.block_content = [bool(b.is_content) for b in blocks]
+    links = [link for link in doc.all_links if link.url != page]
+    facts.self_links = len(doc.all_links) - len(links)
+    facts.links = [link.url for link in links]
+    facts.anchors = [link.text for link in links]
+    facts.link_block = [link.block for link in links]
+    facts.link_content = [bool(doc.is_content_link(link)) for link in links]
+    facts.link_in_content = [0 <= link.block < len(blocks) and bool(blocks[link.block].is_content) for link in links]
+    if not options.site:
+        return facts
+    content = [b for b in blocks if b.is_content]
+    chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content])
+    regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
+    regions = regions[:MAX_REGIONS]
+    facts.region_keys = [label_key("R:" + INDEX.sub("", "/".join(p))) for p in regions]
+    facts.region_depth = [len(p) for p in regions]
+    pagelets = partition(doc.root, linked_only=True) if doc.root is not None else []
+    owner = {a: i for i, p in enumerate(pagelets) for a in p.links}
+    facts.pagelet_shingle = [p.shingle for p in pagelets]
+    facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
+                          for p in pagelets]
+    facts.link_pagelet = [owner.get(link.element, -1) for link in links]
+    facts.link_dense = [
+        (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
+        for p, b in zip(facts.link_pagelet, facts.link_block)]
+    masks: dict[int, int] = {}
+    for b in set(facts.link_block):
+        path = blocks[b].path if b >= 0 else ()
+        masks[b] = sum(1 << i for i, p in enumerate(regions) if path[: len(p)] == p)
+    facts.link_regions = [masks[b] for b in facts.link_block]
+    linked = set(facts.link_block) if not options.text else set(range(len(blocks)))
+    keyed = [i for i in range(len(blocks)) if i in linked]
+    facts.block_fp = [0] * len(blocks)
+    for i, key in zip(keyed, fingerprint_keys([blocks[i].text for i in keyed])):
+        facts.block_fp[i] = key
+    facts.neardup = signature(doc.text)
+    if options.weighting == "block":
+        facts.block_label = [label_key("/".join(b.path)) for b in blocks]
+        facts.block_terms = [sampled_terms(b.text) for b in blocks]
+    elif options.weighting == "lexical":
+        facts.lexical = position_tfs(doc.title or "", doc.text)
+        facts.stand_in_terms = [list(dict.fromkeys(tokens(b.text)))[:STAND_IN_TERMS] for b in blocks]
+    return facts
+
+
+def sampled_terms(text: str) -> list[int]:
+    """Up to BLOCK_TERMS distinct term hashes of a block, the smallest ones (a consistent sample)."""
+    h = np.unique(token_hashes(text))
+    return [int(v >> np.uint64(1)) for v in h[:BLOCK_TERMS]]
+
+
+def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptions) -> PageFacts:
+    """Parse, classify and summarise one fetched page within ``options.timeout`` seconds (the
+    function worker processes run); ``outcome`` says whether the page, its prefix or nothing
+    (``"skipped"``, no facts) fitted the budget (``budget.analyze_within``)."""
+    opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
+    budgeted = analyze_within(body, url=url, encoding=encoding, timeout=options.timeout, max_bytes=options.max_bytes,
+                              **opts)
+    if budgeted.doc is None:
+        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped")
+    facts = facts_of(budgeted.doc, options)
+    facts.outcome = budgeted.outcome
+    return facts

@@ -1,0 +1,117 @@
+"""The recently decided pages of this process, so a later discovery can re-decide them (bounded).
+
+Re-weighting earlier pages (SPEC §2.4): a page decided before its host was warm, or while one of
+its keys was not yet template, pushed edges that the host's evidence later contradicts. Instead of
+keeping every page's record in Redis, each crawler process remembers the last ``capacity`` pages
+it decided (their ``PageFacts`` without texts, their keys, link weights and pushed edges) and the
+last known template status of every key they hold. A reply from the site state that changes a
+key's status, or makes a host warm, marks the remembered pages holding it for re-decision; the
+ones whose edges change are re-pushed. Pages older than the window, or decided by another
+process, keep their edges (bounded memory; a restart forgets the window).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.sitedecide import PageKeys
+
+
+@dataclass
+class Remembered:
+    """One remembered page: what re-deciding it needs."""
+
+    host: str
+    facts: PageFacts
+    keys: PageKeys
+    weights: list[float | None]
+    edges: list[tuple[str, float]]
+    duplicate: bool
+    cold: bool
+    region: int = 0
+    regions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    vector: dict[str, dict[str, int]] | None = None
+    pending: set[str] = field(default_factory=set)
+
+
+def lean(f: PageFacts) -> PageFacts:
+    """``f`` without the texts a re-decision does not read."""
+    return PageFacts(url=f.url, title="", links=f.links, link_block=f.link_block, link_content=f.link_content,
+                     link_in_content=f.link_in_content, link_dense=f.link_dense, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
+                     region_depth=f.region_depth, region_own=f.region_own, lexical=f.lexical)
+
+
+class RecentPages:
+    """FIFO window of remembered pages with a key → pages index and per-host key statuses."""
+
+    def __init__(self, capacity: int = 1000) -> None:
+        self.capacity = capacity
+        self.pages: OrderedDict[str, Remembered] = OrderedDict()
+        self.by_key: dict[tuple[str, int], set[str]] = {}
+        self.status: dict[tuple[str, int], bool] = {}
+        self.warm: set[str] = set()
+
+    def __contains__(self, url: str) -> bool:
+        return url in self.pages
+
+    def get(self, url: str) -> Remembered | None:
+        return self.pages.get(url)
+
+    def add(self, page: Remembered, statuses: dict[int, bool]) -> None:
+        """Remember ``page``, decided with ``statuses`` (its keys' template status; absent = no)."""
+        url = page.facts.url
+        if url in self.pages:
+            self._drop(url)
+        page.facts = lean(page.facts)
+        self.pages[url] = page
+        for k in self._keys(page):
+            self.by_key.setdefault((page.host, k), set()).add(url)
+            self.status.setdefault((page.host, k), statuses.get(k, False))
+        while len(self.pages) > self.capacity:
+            self._drop(next(iter(self.pages)))
+
+    def cold_keys(self, host: str, exclude: np.ndarray) -> np.ndarray:
+        """Keys and region keys of this host's pages decided cold, not in ``exclude`` (asked for with
+        the next page, so that they can be re-decided as soon as the host is warm)."""
+        if host in self.warm:
+            return np.zeros(0, dtype=np.uint64)
+        cold = [p for p in self.pages.values() if p.host == host and p.cold]
+        ks = {k for p in cold for k in self._keys(p)} | {int(k) for p in cold for k in p.regions}
+        ks -= set(int(k) for k in exclude)
+        return np.array(sorted(ks), dtype=np.uint64)
+
+    def learn(self, host: str, statuses: dict[int, bool], warm: bool) -> set[str]:
+        """Record key statuses (and warmth) seen for ``host``; the remembered pages they change."""
+        dirty: set[str] = set()
+        if warm and host not in self.warm:
+            self.warm.add(host)
+            dirty |= {u for u, p in self.pages.items() if p.host == host and p.cold}
+        for k, t in statuses.items():
+            key = (host, k)
+            pages = self.by_key.get(key)
+            if pages is not None and self.status.get(key) != t:
+                dirty |= pages
+                self.status[key] = t
+        return dirty
+
+    def is_template(self, host: str, k: int) -> bool:
+        return self.status.get((host, k), False)
+
+    def _keys(self, page: Remembered) -> set[int]:
+        ks = np.concatenate([page.keys.sh, page.keys.ll, page.keys.fp])
+        return {int(k) for k in ks if k}
+
+    def _drop(self, url: str) -> None:
+        page = self.pages.pop(url)
+        for k in self._keys(page):
+            key = (page.host, k)
+            owners = self.by_key.get(key)
+            if owners is not None:
+                owners.discard(url)
+                if not owners:
+                    del self.by_key[key]
+                    self.status.pop(key, None)

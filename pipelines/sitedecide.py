@@ -1,0 +1,155 @@
+"""The site-level decision for one page, from its ``PageFacts`` and its host's evidence (SPEC §2.4–2.7).
+
+Keys: a page contributes the shingle (``sh``) of every pagelet that owns a link, the DOM label
+(``ll``) of every such pagelet that is a link list, and the fingerprint (``fp``) of every block
+with a link (all blocks when ``text`` is asked for: the block flags then also clean the main
+text). A key is template once the host is warm (n ≥ min_pages) and the key is on at least
+max(2, share·n) of its pages (Bar-Yossef's recurring pagelets, Kohlschütter's frequent
+fingerprints, Oliveira's recurring link-list class).
+
+Links: a link in a template pagelet, a recurring link-list class or a template block never counts
+(scopes ``content``/``non-template``). On a warm host the site evidence also decides for link
+lists inside the page's main region: a link list that is not a template of its host — a table of
+contents, an index, a listing — is content even when the per-page classifier (which sees one page
+and finds link-dense blocks boilerplate-like) said otherwise. On a warm host the per-link model's
+verdict gives way to the host's evidence too: every non-template link of a block the per-page
+classifier kept counts (on the real sites the model drops inline and listed links of content
+blocks that the host's evidence shows are no template). The main region is the host's: of the
+page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
+the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
+classifier counted a sidebar heading as content does not pull its sidebar into the region; the
+page's own choice otherwise. A near-duplicate keeps no links.
+
+Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
+to one target make one edge, weighing the largest of their weights, or their sum with
+``sum_repeated``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.sitestate import typed_keys
+
+REGION_SHARE = 0.3
+
+MAX_KEYS = 1024
+"""Keys counted per page at most (document order); later ones are judged by the page alone."""
+
+
+def recurrence_floor(n: float, share: float) -> float:
+    """Pages of a host with ``n`` pages a key must be on to recur: max(2, share·n) — the one
+    "recurs on a share of the host's pages" rule (templates, site-name terms, main regions)."""
+    return max(2.0, share * n)
+
+
+@dataclass
+class PageKeys:
+    """The typed sketch keys of one page, aligned with its pagelets and blocks (0 = no key)."""
+
+    sh: np.ndarray
+    ll: np.ndarray
+    fp: np.ndarray
+
+    def distinct(self) -> np.ndarray:
+        """The distinct keys to count, at most MAX_KEYS, in document order."""
+        allk = np.concatenate([self.sh, self.ll, self.fp])
+        allk = allk[allk != 0]
+        _, first = np.unique(allk, return_index=True)
+        return allk[np.sort(first)][:MAX_KEYS]
+
+
+def page_keys(f: PageFacts, text: bool = False) -> PageKeys:
+    """Typed keys of the page's link-owning pagelets, link lists and link (or all) blocks."""
+    owning = np.zeros(len(f.pagelet_shingle), dtype=bool)
+    with_links = np.zeros(len(f.block_fp), dtype=bool)
+    for p, b in zip(f.link_pagelet, f.link_block):
+        if p >= 0:
+            owning[p] = True
+        if b >= 0:
+            with_links[b] = True
+    sh = np.where(owning, typed_keys("sh", f.pagelet_shingle), 0).astype(np.uint64)
+    ll = np.where(owning & (np.asarray(f.pagelet_list, dtype=np.uint64) != 0),
+                  typed_keys("ll", f.pagelet_list), 0).astype(np.uint64)
+    fps = np.asarray(f.block_fp, dtype=np.uint64)
+    fp = np.where((with_links | text) & (fps != 0), typed_keys("fp", f.block_fp), 0).astype(np.uint64)
+    return PageKeys(sh, ll, fp)
+
+
+@dataclass
+class Decision:
+    """The decision for one page: ``link_weights`` aligned with ``PageFacts.links`` (0 = no edge),
+    ``template_links``/``template_blocks`` indices, ``edges`` one per target; ``fallback``: made
+    without the host's state (Redis away), to be revisited."""
+
+    url: str
+    warm: bool
+    edges: list[tuple[str, float]]
+    link_weights: list[float] = field(default_factory=list)
+    template_links: list[int] = field(default_factory=list)
+    template_blocks: list[int] = field(default_factory=list)
+    duplicate: bool = False
+    fallback: bool = False
+
+
+def candidates(f: PageFacts, scope: str) -> list[bool]:
+    """Links that may count under ``scope`` for some host evidence (the ones worth a weight)."""
+    if scope != "content":
+        return [True] * len(f.links)
+    return [c or b or (m > 0 and d) for c, m, b, d in
+            zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links), f.link_dense)]
+
+
+def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
+    """The page's main region (1-based index into ``f.region_keys``, 0 = none): the deepest candidate
+    that is the main region of at least ``floor`` of the host's pages (``counts``) on a warm host,
+    else the page's own."""
+    confirmed = [(f.region_depth[i], c, i + 1) for i, c in enumerate(counts) if warm and c >= floor]
+    return max(confirmed)[2] if confirmed else f.region_own
+
+
+def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:
+    """One edge per target with a positive weight, in first-seen order: the largest weight of its
+    links, or their sum with ``sum_repeated``."""
+    edges: dict[str, float] = {}
+    for t, w in zip(targets, weights):
+        if w > 0:
+            edges[t] = edges.get(t, 0.0) + w if sum_repeated else max(edges.get(t, 0.0), w)
+    return list(edges.items())
+
+
+def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
+           weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
+           region: int = 0) -> Decision:
+    """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
+    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host."""
+    n = len(f.links)
+    tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
+    t_blocks = np.isin(keys.fp, tmpl)
+    t_pagelets = np.isin(keys.sh, tmpl) | np.isin(keys.ll, tmpl)
+    pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
+    block = np.asarray(f.link_block, dtype=np.int64)
+    in_template = np.zeros(n, dtype=bool)
+    if len(t_pagelets):
+        in_template |= (pagelet >= 0) & t_pagelets[np.clip(pagelet, 0, None)]
+    if len(t_blocks):
+        in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]
+    content = np.asarray(f.link_content, dtype=bool).reshape(n)
+    if warm and n:
+        kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
+        if region > 0 and f.link_regions:
+            kept |= np.asarray(f.link_dense, dtype=bool) & ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1)
+        content = content | kept
+    if duplicate:
+        counted = np.zeros(n, dtype=bool)
+    elif scope == "all":
+        counted = np.ones(n, dtype=bool)
+    else:
+        counted = ~in_template & (content if scope == "content" else True)
+    link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
+    return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,
+                    np.flatnonzero(in_template).tolist(), np.flatnonzero(t_blocks).tolist(), duplicate)

@@ -1,0 +1,126 @@
+"""Page analysis in worker processes, off the reactor's GIL (SPEC §2.7).
+
+``AnalysisPool(workers)`` runs ``pagefacts.analyze_page`` in a ``ProcessPoolExecutor`` of
+``workers`` processes started by ``forkserver`` (never ``fork`` from a process whose reactor and
+threads run), preloaded with the analysis modules and warmed with one small page each (numba
+kernels loaded, classifier read) as soon as the pool starts. The reactor sends the body bytes and
+gets back ``PageFacts`` — only our own dataclasses cross the process boundary; nothing read from
+Redis is ever unpickled. At most ``2 · workers`` pages are in flight: ``run`` awaits a slot first,
+so a saturated pool slows the crawl down (Scrapy's scraper then stops downloading) instead of
+queueing bodies without bound. ``workers = 0`` analyses in a reactor thread instead. A worker that
+dies (out of memory, a crash in a C library) costs its page (``WorkerCrashed``); the pool is rebuilt.
+If the workers cannot even start — as with any multiprocessing program, a script that starts a
+crawl at import time must guard it with ``if __name__ == "__main__":`` — the pool logs one error and
+analyses in threads from then on.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred, DeferredSemaphore
+from twisted.internet.threads import deferToThread
+from twisted.python.failure import Failure
+
+from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
+
+logger = logging.getLogger(__name__)
+
+PRELOAD = ["rankcrawl.pipelines.pagefacts"]
+WARM_PAGE = (b"<html><head><title>warm</title></head><body><ul><li><a href='/a'>a</a></li><li><a href='/b'>b</a>"
+             b"</li><li><a href='/c'>c</a></li></ul><p>" + b"word " * 80 + b"</p></body></html>")
+
+
+class WorkerCrashed(RuntimeError):
+    """A worker process died while analysing a page."""
+
+
+def warm(options: FactOptions) -> None:
+    """Analyse a tiny page once, so compiled kernels and the classifier are loaded before real work."""
+    analyze_page("http://warm.invalid/", WARM_PAGE, "utf-8", options)
+
+
+def as_deferred(future: Future[Any]) -> Deferred[Any]:
+    """A Deferred fired in the reactor thread when ``future`` (run elsewhere) completes."""
+    from twisted.internet import reactor
+
+    d: Deferred[Any] = Deferred()
+
+    def fire(f: Future[Any]) -> None:
+        exc = f.exception() if not f.cancelled() else RuntimeError("cancelled")
+        if exc is not None:
+            d.errback(Failure(exc))
+        else:
+            d.callback(f.result())
+
+    future.add_done_callback(lambda f: reactor.callFromThread(fire, f))
+    return d
+
+
+async def in_thread(executor: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    """Run ``fn(*args)`` on ``executor`` and await it from the reactor."""
+    return await maybe_deferred_to_future(as_deferred(executor.submit(fn, *args)))
+
+
+class AnalysisPool:
+    """A bounded pool of warm analysis processes (or the reactor's threads when ``workers`` is 0)."""
+
+    def __init__(self, workers: int, options: FactOptions) -> None:
+        if workers < 0:
+            raise ValueError(f"RANKCRAWL_ANALYSIS_WORKERS must be ≥ 0, not {workers}")
+        self.workers, self.options = workers, options
+        self.slots = DeferredSemaphore(max(1, 2 * workers))
+        self.executor: ProcessPoolExecutor | None = None
+        self.restarts = 0
+        self.peak = 0
+        self.served = 0
+
+    def start(self) -> None:
+        """Start and warm the worker processes (returns at once; warming runs in the background)."""
+        if self.workers and self.executor is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(PRELOAD)
+            self.executor = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=warm,
+                                                initargs=(self.options,))
+            for _ in range(self.workers):
+                self.executor.submit(int)
+
+    async def run(self, url: str, body: bytes, encoding: str | None) -> PageFacts:
+        """The page's facts; awaits a free slot first (backpressure)."""
+        if not self.workers:
+            self.served += 1
+            return await maybe_deferred_to_future(deferToThread(analyze_page, url, body, encoding, self.options))
+        await maybe_deferred_to_future(self.slots.acquire())
+        self.peak = max(self.peak, self.slots.limit - self.slots.tokens)
+        try:
+            self.start()
+            executor = self.executor
+            assert executor is not None
+            try:
+                facts = await in_thread(executor, analyze_page, url, body, encoding, self.options)
+            except BrokenProcessPool:
+                self.restarts += 1
+                if self.executor is executor:
+                    self.executor = None
+                    executor.shutdown(wait=False, cancel_futures=True)
+                    if not self.served:
+                        logger.error("rankcrawl: analysis worker processes could not start (a script that starts "
+                                     "a crawl needs `if __name__ == '__main__':`); analysing in threads")
+                        self.workers = 0
+                raise WorkerCrashed(f"an analysis worker died on {url}") from None
+            self.served += 1
+            return facts
+        finally:
+            self.slots.release()
+
+    def close(self) -> None:
+        """Stop the worker processes (blocking: call it off the reactor thread)."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor = None
