@@ -106,7 +106,7 @@ def run_cli(pages: list[Page]) -> Run:
             for line in proc.stdout.splitlines():
                 record = json.loads(line)
                 page = by_path[record["path"]]
-                run.outputs[page.page_id] = Extraction(record["text"], [l["url"] for l in record["links"]])
+                run.outputs[page.page_id] = Extraction(record["text"], [link["url"] for link in record["links"]])
         run.seconds, run.wall = _children_cpu() - cpu_before, wall
     run.failures = len(pages) - len(run.outputs)
     return run
@@ -226,7 +226,8 @@ def by_page_type(runs: list[Run], pages: list[Page], against: str = "trafilatura
 
 @click.command()
 @click.option("--dataset", type=click.Choice(["wcxb-dev", "l3s-gn1", "both"]), default="both", show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most N pages per dataset (quick runs; no report written).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="At most N pages per dataset (quick runs; no report written).")
 def main(dataset: str, limit: int | None) -> None:
     """Run the extraction benchmark and print (and, on full runs, record) the tables."""
     if not DATA.exists():

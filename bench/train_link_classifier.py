@@ -89,6 +89,12 @@ def micro_f1(pages: list[PageLinks], predicted: list[set[str]]) -> tuple[float, 
     return tp / max(tp + fp, 1), tp / max(tp + fn, 1), 2 * tp / max(2 * tp + fp + fn, 1)
 
 
+def type_f1(pages: list[PageLinks], predicted: list[set[str]], kind: str) -> float:
+    """Micro link F1 over the pages of one WCXB page type."""
+    chosen = [(p, q) for p, q in zip(pages, predicted) if p.page_type == kind]
+    return micro_f1([p for p, _ in chosen], [q for _, q in chosen])[2]
+
+
 def kept(page: PageLinks, proba: np.ndarray, threshold: float) -> set[str]:
     return {u for u, p in zip(page.urls, proba) if p >= threshold}
 
@@ -131,10 +137,7 @@ def cross_validate(pages: list[PageLinks], folds: int) -> list[tuple[float, dict
         for t in THRESHOLDS:
             results.append((micro_f1(pages, preds[t])[2], params, float(t)))
         best = max(r for r in results if r[1] is params)
-        kinds = sorted({p.page_type for p in pages})
-        per_type = ", ".join(
-            f"{k} {micro_f1([p for p in pages if p.page_type == k], [q for p, q in zip(pages, preds[best[2]]) if p.page_type == k])[2]:.3f}"
-            for k in kinds)
+        per_type = ", ".join(f"{k} {type_f1(pages, preds[best[2]], k):.3f}" for k in sorted({p.page_type for p in pages}))
         click.echo(f"  cv {params}: best micro link F1 {best[0]:.4f} at threshold {best[2]} ({per_type})")
     return results
 

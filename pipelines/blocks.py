@@ -45,10 +45,10 @@ def wrap_counts(tokens: list[str]) -> tuple[int, int]:
 
 def attribute_label(ident: str | None, cls: str | None) -> str:
     """The ``#id.class`` part of a label (digit runs folded to ``N``)."""
-    out = "#" + DIGITS.sub("N", ident.strip()) if ident else ""
+    out = "#" + ident.strip() if ident else ""
     if cls:
-        out += "." + ".".join(DIGITS.sub("N", c) for c in cls.split())
-    return out
+        out += "." + ".".join(cls.split())
+    return DIGITS.sub("N", out) if out else out
 
 
 def atomic_blocks(root: Any, deadline: Deadline | None = None,

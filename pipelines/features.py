@@ -49,7 +49,8 @@ def block_features(blocks: list[TextBlock]) -> np.ndarray:
         [(t in HEADINGS, t == "p", t == "div", t == "a", t == "li", t == "td") for t in tags], dtype=np.float64
     ).reshape(n, 6)
     own = np.column_stack([
-        words, link_density(linked, words), text_density(words, lines, last), chars / safe, words / np.maximum(sentences, 1.0), position,
+        words, link_density(linked, words), text_density(words, lines, last), chars / safe,
+        words / np.maximum(sentences, 1.0), position,
         caps / safe, stops / safe, bars,
     ])
     return np.hstack([own, onehot])

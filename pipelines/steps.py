@@ -21,8 +21,8 @@ then the classification steps of ``PRESETS``:
 | ``trained-blocks``                             | block_model (links follow blocks)    |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3) |
 
-``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8, link
-density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
+``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
+page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
 pages). ``content_lists`` keeps every anchor of a link list that is the content region's main
 content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
 not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
@@ -142,9 +142,11 @@ def _link_model(s: PageState) -> None:
 
 
 def _prose_links(s: PageState) -> None:
-    if s.link_content and s.proba is not None:
+    if s.link_content and s.proba is not None and s.flags is not None:
+        only = int(s.flags.sum()) == 1
         for i, b in enumerate(s.blocks):
-            if s.proba[i] >= PROSE_PROBA and b.link_density <= PROSE_LINK_DENSITY:
+            confident = s.proba[i] >= PROSE_PROBA or (only and s.flags[i])
+            if confident and b.link_density <= PROSE_LINK_DENSITY:
                 for el in b.anchors:
                     s.link_content[el] = True
 
@@ -193,7 +195,8 @@ PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
 PROSE_PROBA = 0.8
 PROSE_LINK_DENSITY = 0.25
-"""prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA and link density ≤ this are content."""
+"""prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
+block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
     "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS),
     "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS),

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from scrapy.utils.misc import load_object
-
 
 class Kind(Protocol):
     """Parses one setting's raw value; ``allowed`` describes the valid values for messages and docs."""
@@ -184,6 +182,8 @@ class Checked:
             return None
         if not isinstance(raw, str):
             raise ValueError(self.allowed)
+        from scrapy.utils.misc import load_object  # lazy: `rankcrawl extract` never imports Scrapy
+
         try:
             load_object(self.check.replace(":", "."))(raw)
         except ValueError as exc:
