@@ -222,7 +222,7 @@ def test_two_rankers_share_one_redis(redis_url, r, rankcrawl_home):
     thread.start()
     epochs = []
     try:
-        end = time.monotonic() + 25
+        end = time.monotonic() + 60
         step = 0
         while time.monotonic() < end:
             records, redirects = batch(rng, step, 6, 100)
