@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -418,9 +418,15 @@ class GraphStore:
 
     def iter_edges(self, resolved: bool = False) -> Iterator[tuple[str, str, float]]:
         """Every stored edge as (source URL, target URL, weight), host by host. ``resolved``: the
-        edges as the ranker counts them (SPEC §2.7) — targets moved to the end of their redirect
-        chain, links into gone pages, out of gone or redirecting pages and onto the source dropped."""
-        land = self._landing() if resolved else None
+        edges of ``load_graph`` (SPEC §2.7, as the ranker counts them) — targets moved to the end of
+        their redirect chain, links into gone pages, out of gone or redirecting pages and self-links dropped."""
+        if resolved:
+            g = self.load_graph()
+            k = np.repeat(np.arange(g.n_hosts), np.diff(g.host_offsets))
+            urls = self.urls_of(zip(g.host_ids[k].tolist(), (np.arange(g.n_pages) - g.host_offsets[k]).tolist()))
+            for s, d, w in zip(g.src.tolist(), g.dst.tolist(), g.weight.tolist()):
+                yield urls[s], urls[d], float(w)
+            return
         names: dict[int, str] = {}
         paths: dict[int, dict[int, str]] = {}
 
@@ -434,32 +440,7 @@ class GraphStore:
         for hid in self.all_host_ids():
             edges = self.load_hosts([hid])[hid]
             for s, h, l, w in zip(edges.src_local, edges.dst_host, edges.dst_local, edges.weight):
-                src, dst = (hid, int(s)), (int(h), int(l))
-                if land is not None:
-                    target = land(dst)
-                    if land(src) != src or target is None or target == src:
-                        continue
-                    dst = target
-                yield url(*src), url(*dst), float(w)
-
-    def _landing(self, hops: int = 8) -> Callable[[tuple[int, int]], tuple[int, int] | None]:
-        """Where a link to a (HostID, LocalID) lands: itself, its redirect chain's end, or None (gone,
-        a loop, a chain over ``hops``)."""
-        loaded = self.load_hosts(self.all_host_ids())
-        gone = {(h, int(lid)) for h, e in loaded.items() for lid in e.gone}
-        alias = {(h, int(lid)): (int(t["host"]), int(t["local"]))
-                 for h, e in loaded.items() for lid, t in zip(e.alias_local, e.alias_target)}
-
-        def land(page: tuple[int, int]) -> tuple[int, int] | None:
-            for _ in range(hops):
-                if page in gone:
-                    return None
-                if page not in alias:
-                    return page
-                page = alias[page]
-            return None
-
-        return land
+                yield url(hid, int(s)), url(int(h), int(l)), float(w)
 
     # -- change stream --------------------------------------------------------------------
     def stream_head(self) -> str:
