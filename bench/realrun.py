@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import re
@@ -48,7 +49,8 @@ class CrawlRun:
     log: list[tuple[float, str, int]]
     stats: dict[str, str] = field(default_factory=dict)
     load: tuple[float, float] = (math.nan, math.nan)  # 1-minute load average before and after
-    cpu: float = math.nan  # user + system CPU seconds of the crawl process (and its waited-for children)
+    cpu: float = math.nan  # user + system CPU seconds of the crawl and every process it started
+    redis_cpu: float = math.nan  # the Valkey server's CPU seconds during the crawl
 
     def fetched_pages(self, web: Web) -> set[str]:
         return {u for _, u, s in self.log if s == 200 and web.is_page(u)}
@@ -65,17 +67,71 @@ class CrawlRun:
         return len(times) / (max(times) - min(times)) if len(times) > 1 else float("nan")
 
 
+PR_SET_CHILD_SUBREAPER = 36
+ORPHAN_WAIT = 30.0
+
+
 def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float, log_path: Path) -> CrawlRun:
-    """Run one crawl subprocess through the proxy; SystemExit with its last log line on failure."""
+def become_subreaper() -> None:
+    """Orphaned descendants of our crawls (the analysis workers' forkserver outlives the crawl's
+    main thread by a moment, and nobody waits for it) are re-parented to this process, so
+    ``reap_session`` can wait for them and their CPU counts in ``RUSAGE_CHILDREN``."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise SystemExit(f"prctl(PR_SET_CHILD_SUBREAPER) failed: {os.strerror(ctypes.get_errno())}")
+
+
+def session_children(session: int) -> list[int]:
+    """Our child processes in session ``session`` (a crawl's leftovers after it exited)."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and int(fields[3]) == session:  # ppid, session
+            out.append(int(entry.name))
+    return out
+
+
+def reap_session(session: int) -> None:
+    """Wait (at most ``ORPHAN_WAIT`` s, then kill) for the crawl's orphaned processes."""
+    deadline = time.monotonic() + ORPHAN_WAIT
+    while pids := session_children(session):
+        for pid in pids:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    time.sleep(0.05)
+            except ChildProcessError:
+                pass
+
+
+def redis_cpu(client: redis.Redis | None) -> float:
+    if client is None:
+        return math.nan
+    info = client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float, log_path: Path,
+              client: redis.Redis | None = None) -> CrawlRun:
+    """Run one crawl subprocess through the proxy; SystemExit with its last log line on failure.
+
+    CPU: the crawl process and every process it started (analysis workers included), and the
+    Valkey server's (``client``) during the crawl."""
     env = {**os.environ, "http_proxy": proxy.url, "https_proxy": proxy.url, "PYTHONPATH": str(ROOT)}
     env.pop("no_proxy", None)
     env.pop("NO_PROXY", None)
-    start_index, load, cpu = len(proxy.log), os.getloadavg()[0], children_cpu()
+    become_subreaper()
+    start_index, load, cpu, rcpu = len(proxy.log), os.getloadavg()[0], children_cpu(), redis_cpu(client)
     started = time.monotonic()
     with open(log_path, "w") as err:
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=ROOT,
@@ -88,12 +144,15 @@ def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float,
             if isinstance(exc, subprocess.TimeoutExpired):
                 raise SystemExit(f"{name}: no end after {timeout:.0f} s (killed); log: {log_path}") from None
             raise
+        finally:
+            reap_session(proc.pid)
     wall = time.monotonic() - started
     if proc.returncode:
         last = (log_path.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"{name} failed (exit {proc.returncode}): {last}; log: {log_path}")
     stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
-    return CrawlRun(name, wall, proxy.log[start_index:], stats, (load, os.getloadavg()[0]), children_cpu() - cpu)
+    return CrawlRun(name, wall, proxy.log[start_index:], stats, (load, os.getloadavg()[0]), children_cpu() - cpu,
+                    redis_cpu(client) - rcpu)
 
 
 def export_lines(args: list[str], redis_url: str) -> list[list[str]]:
