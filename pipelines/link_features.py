@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -97,8 +98,9 @@ def href_features(href: str, page_host: str, page_path: str) -> tuple[float, flo
     return 0.0, float(other), float(depth), float(bool(parts.query)), float(same)
 
 
+@lru_cache(maxsize=1 << 16)
 def href_words(href: str) -> tuple[float, float, float]:
-    """(account/legal, social/share, taxonomy) words in a raw ``href``."""
+    """(account/legal, social/share, taxonomy) words in a raw ``href`` (cached: navigation repeats)."""
     return float(bool(ACCOUNT.search(href))), float(bool(SOCIAL.search(href))), float(bool(TAXONOMY.search(href)))
 
 

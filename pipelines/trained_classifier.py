@@ -11,6 +11,7 @@ link lists and repeated structures).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -57,10 +58,15 @@ def _window_sum(values: np.ndarray) -> np.ndarray:
     return c[np.minimum(i + WINDOW + 1, values.size)] - c[np.maximum(i - WINDOW, 0)]
 
 
+@lru_cache(maxsize=1 << 16)
+def region_key(path: tuple[str, ...]) -> tuple[str, ...]:
+    """``path`` without sibling indices (cached: a host's pages repeat their template's paths)."""
+    return tuple(INDEX.sub("", "\x00".join(path)).split("\x00")) if path else ()
+
+
 def region_keys(paths: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """Index-free DOM paths (sibling indices removed): the items of one list or grid share one."""
-    sub = INDEX.sub
-    return [tuple(sub("", "\x00".join(p)).split("\x00")) if p else () for p in paths]
+    return list(map(region_key, paths))
 
 
 def block_region_features(blocks: list[TextBlock], context: PageContext) -> tuple[np.ndarray, np.ndarray]:

@@ -4,10 +4,10 @@ A model file (``models/<name>.json``, written by ``bench/train_*.py``) holds eac
 arrays (``feature``, ``threshold``, ``left``, ``right``, ``value``; leaves have ``left == -1``)
 plus the bias, learning rate, decision threshold and feature names. ``TreeEnsemble`` stores the
 trees padded to complete binary trees of one depth D (a leaf above depth D becomes a chain of
-always-left nodes), so inference walks every tree for every row with one rule per level:
-``node = 2 * node + 1 + (x[feature[node]] > threshold[node])`` — compiled (``_leaves``, numba),
-no Python loop over rows, trees or nodes; the leaf values are then summed by numpy.
-``reference_decision`` is the plain per-row, per-node traversal the tests compare it with.
+always-left nodes), so inference walks every tree for every row at once, one level per step:
+``node = 2 * node + 1 + (x[feature[node]] > threshold[node])`` — D array steps, no Python loop
+over rows, trees or nodes. ``reference_decision`` is the plain per-row, per-node traversal the
+tests compare it with.
 """
 
 from __future__ import annotations
@@ -18,21 +18,6 @@ from functools import lru_cache
 from importlib.resources import files
 
 import numpy as np
-from numba import njit
-
-
-@njit(cache=True)
-def _leaves(x: np.ndarray, feature: np.ndarray, threshold: np.ndarray, depth: int) -> np.ndarray:
-    """Leaf index (into ``leaf_value.ravel()``) of every row of ``x`` in every complete tree."""
-    n, n_trees, width = x.shape[0], feature.shape[0], feature.shape[1]
-    out = np.empty((n, n_trees), dtype=np.int64)
-    for i in range(n):
-        for t in range(n_trees):
-            node = 0
-            for _ in range(depth):
-                node = 2 * node + 1 + (1 if x[i, feature[t, node]] > threshold[t, node] else 0)
-            out[i, t] = t * (width + 1) + node - width
-    return out
 
 
 @dataclass(frozen=True)
@@ -94,11 +79,21 @@ class TreeEnsemble:
         return x.astype(np.float32).astype(np.float64) if self.float32 else x
 
     def decision(self, x: np.ndarray) -> np.ndarray:
-        """Raw log-odds per row of ``x``: every tree walked for every row (compiled), leaf values summed."""
+        """Raw log-odds per row of ``x``: every tree walked for every row, one level per step."""
         x = self._inputs(x)
-        if x.shape[0] == 0:
+        n, n_trees = x.shape[0], self.feature.shape[0]
+        if n == 0:
             return np.zeros(0)
-        leaves = _leaves(np.ascontiguousarray(x), self.feature, self.threshold, self.depth)
+        width = self.feature.shape[1]
+        flat_x = x.ravel()
+        row_base = (np.arange(n) * x.shape[1])[:, None]
+        tree_base = (np.arange(n_trees) * width)[None, :]
+        feature, threshold = self.feature.ravel(), self.threshold.ravel()
+        node = np.zeros((n, n_trees), dtype=np.int64)
+        for _ in range(self.depth):
+            at = tree_base + node
+            node = 2 * node + 1 + (flat_x[row_base + feature[at]] > threshold[at])
+        leaves = (np.arange(n_trees) * (width + 1))[None, :] + node - width
         return self.bias + self.learning_rate * self.leaf_value.ravel()[leaves].sum(axis=1)
 
     def reference_decision(self, x: np.ndarray) -> np.ndarray:
