@@ -5,7 +5,9 @@ Every configuration crawls the same served demo web (``rankcrawl crawl`` subproc
 obeyed, no download delay) into a freshly cleared key prefix; the plain crawl is the same spider
 with RANKCRAWL_ENABLED=False (every link, nothing analysed). Throughput is counted at the server:
 distinct pages served divided by the time from the first to the last page request (process
-start-up excluded); wall time includes start-up and shutdown. Redis bytes per stored edge:
+start-up excluded); wall time includes start-up and shutdown. CPU s: the crawl processes with
+every process they started (analysis workers included) plus the Valkey server's; cores busy = CPU s
+/ wall s (on 2 cores, 2.0 is the whole machine). Redis bytes per stored edge:
 ``used_memory`` at the end minus the empty server's, over the edges the crawl stored.
 
     python bench/crawl.py [--hosts 8] [--pages-per-host 100] [--repeat 2]
@@ -23,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.realrun import become_subreaper, children_cpu, reap_session, redis_cpu  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.crawler.cli.demo import PREFIX, clear_prefix, crawl_command  # noqa: E402
 from rankcrawl.crawler.demoweb.web import DemoWeb  # noqa: E402
@@ -50,9 +53,11 @@ def crawl(web: DemoWeb, redis_url: str, processes: int, overrides: dict[str, str
     empty = client.info("memory")["used_memory"]
     web.reset_hits()
     command = crawl_command(web, redis_url, max_pages=4 * len(web.pages), **overrides)
+    become_subreaper()
+    cpu, rcpu = children_cpu(), redis_cpu(client)
     started = time.monotonic()
-    procs = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for _ in range(processes)]
+    procs = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True) for _ in range(processes)]
     try:
         errors = [p.communicate(timeout=timeout)[1] for p in procs]
     finally:
@@ -60,7 +65,9 @@ def crawl(web: DemoWeb, redis_url: str, processes: int, overrides: dict[str, str
             if p.poll() is None:
                 p.kill()
                 p.wait()
+            reap_session(p.pid)
     wall = time.monotonic() - started
+    cpu = children_cpu() - cpu + redis_cpu(client) - rcpu
     edges = sum(1 for _ in GraphStore(client, PREFIX).iter_edges()) if "RANKCRAWL_ENABLED" not in overrides else 0
     used = client.info("memory")["used_memory"] - empty
     client.close()
@@ -72,7 +79,7 @@ def crawl(web: DemoWeb, redis_url: str, processes: int, overrides: dict[str, str
     pages = sum(1 for url in web.pages if web.hits[url])
     duplicates = sum(web.hits[url] - 1 for url in web.pages if web.hits[url] > 1)
     active = max(times) - min(times) if len(times) > 1 else float("nan")
-    return {"pages": pages, "duplicates": duplicates, "pps": pages / active, "wall": wall, "edges": edges,
+    return {"pages": pages, "duplicates": duplicates, "pps": pages / active, "wall": wall, "cpu": cpu, "edges": edges,
             "bytes_per_edge": used / edges if edges else float("nan")}
 
 
@@ -103,17 +110,19 @@ def main() -> None:
         rows.append([name, processes, int(statistics.median(r["pages"] for r in runs)),
                      int(max(r["duplicates"] for r in runs)), pps, pps / base,
                      pps / one if "distributed" in name else "", statistics.median(r["wall"] for r in runs),
+                     statistics.median(r["cpu"] for r in runs), statistics.median(r["cpu"] / r["wall"] for r in runs),
                      int(statistics.median(r["edges"] for r in runs)) if name != PLAIN else "",
                      statistics.median(r["bytes_per_edge"] for r in runs) if name != PLAIN else ""])
     table = markdown_table(
         ["configuration", "processes", "pages", "re-fetches", "pages/s", "vs plain Scrapy", "vs 1 process",
-         "wall s", "edges", "Redis B/edge"], rows)
+         "wall s", "CPU s", "cores busy", "edges", "Redis B/edge"], rows)
     print(table)
     write_section("crawl", (
         f"Demo web: {args.hosts} hosts × {args.pages_per_host} pages on 127.0.0.1 (seed 0), whole web crawled, "
         f"median of {args.repeat} interleaved runs, on {os.cpu_count()} cores. pages/s = distinct pages served "
         "/ (last − first page request), counted by the server; wall includes process start-up (and, "
-        "distributed, the idle timeout). Targets: all defaults ≥ 0.9× plain Scrapy, lexical ≥ 0.6×, "
+        "distributed, the idle timeout); CPU s = the crawl processes, every process they started (analysis "
+        "workers) and Valkey; cores busy = CPU s / wall s. Targets: all defaults ≥ 0.9× plain Scrapy, lexical ≥ 0.6×, "
         "2 processes ≥ 1.8× one. Every rankcrawl configuration follows every link (follow ≠ count: only "
         "RANKCRAWL_EDGE_SCOPE links become edges). Redis B/edge = (used_memory at the end − empty server's) / "
         "stored edges. "
