@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -21,7 +22,17 @@ from typing import Any, TypeVar
 import numpy as np
 import redis
 
-from rankcrawl.ranker.store.hostedges import EDGE, HOST_PACKED, PAIR, HostEdges, assemble, unpack_host, unpack_packed
+from rankcrawl.ranker.store.hostedges import (
+    EDGE,
+    HOST_PACKED,
+    PAIR,
+    HostEdges,
+    Packed,
+    assemble,
+    unpack_host,
+    unpack_many,
+    unpack_packed,
+)
 from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import normalize_url, split_url
@@ -339,13 +350,10 @@ class GraphStore:
         """Every HostID handed out so far."""
         return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
 
-    def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
-        """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
-        script call per host (pipelined), unpacked with numpy."""
-        hids = list(host_ids)
+    def _host_replies(self, hids: list[int], chunk: int) -> Iterator[list[Any]]:
+        """``HOST_PACKED`` replies of ``hids``, one pipeline of ``chunk`` script calls at a time."""
         cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
         call = ("EVAL", HOST_PACKED) if cluster else ("EVALSHA", self.client.script_load(HOST_PACKED) if hids else "")
-        result: dict[int, HostEdges] = {}
         for i in range(0, len(hids), chunk):
             part = hids[i : i + chunk]
 
@@ -356,8 +364,39 @@ class GraphStore:
                     pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
                 return pipe.execute()
 
-            result.update(zip(part, map(unpack_packed, run())))
-        return result
+            yield run()
+
+    def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
+        """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
+        script call per host (pipelined), unpacked with numpy."""
+        hids = list(host_ids)
+        return dict(zip(hids, map(unpack_packed, (r for part in self._host_replies(hids, chunk) for r in part))))
+
+    def load_packed(self, host_ids: Iterable[int], meanwhile: Callable[[], Any] | None = None) -> Packed:
+        """``load_hosts`` concatenated (``hostedges.Packed``), unpacked once for all hosts. The
+        replies are read by a helper thread while this one runs ``meanwhile`` (the server's
+        scripts and the socket wait overlap it); an error of the reads is raised here."""
+        hids = list(host_ids)
+        replies: list[Any] = []
+        failed: list[BaseException] = []
+
+        def fetch() -> None:
+            try:
+                for part in self._host_replies(hids, HOST_CHUNK):
+                    replies.extend(part)
+            except BaseException as exc:  # re-raised in the caller's thread
+                failed.append(exc)
+
+        reader = threading.Thread(target=fetch, name="rankcrawl-load", daemon=True)
+        reader.start()
+        try:
+            if meanwhile is not None:
+                meanwhile()
+        finally:
+            reader.join()
+        if failed:
+            raise failed[0]
+        return unpack_many(hids, replies)
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
         """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``
