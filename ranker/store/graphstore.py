@@ -29,8 +29,8 @@ from rankcrawl.ranker.store.hostedges import (
     HostEdges,
     Packed,
     assemble,
+    unpack_hashes,
     unpack_host,
-    unpack_many,
     unpack_packed,
 )
 from rankcrawl.ranker.store.hostgraph import HostGraph
@@ -373,17 +373,25 @@ class GraphStore:
         return dict(zip(hids, map(unpack_packed, (r for part in self._host_replies(hids, chunk) for r in part))))
 
     def load_packed(self, host_ids: Iterable[int], meanwhile: Callable[[], Any] | None = None) -> Packed:
-        """``load_hosts`` concatenated (``hostedges.Packed``), unpacked once for all hosts. The
-        replies are read by a helper thread while this one runs ``meanwhile`` (the server's
-        scripts and the socket wait overlap it); an error of the reads is raised here."""
+        """``load_hosts`` as one ``hostedges.Packed``, read with plain commands (HLEN, HGETALL,
+        SMEMBERS: cheap for the server, unlike a script walking every page) and unpacked once for
+        all hosts. A helper thread reads while this one runs ``meanwhile``; its errors are raised here."""
         hids = list(host_ids)
         replies: list[Any] = []
         failed: list[BaseException] = []
 
         def fetch() -> None:
             try:
-                for part in self._host_replies(hids, HOST_CHUNK):
-                    replies.extend(part)
+                k = self.keys
+                for i in range(0, len(hids), HOST_CHUNK):
+                    pipe = self.client.pipeline(transaction=False)
+                    for hid in hids[i : i + HOST_CHUNK]:
+                        pipe.hlen(k.paths(hid))
+                        pipe.hgetall(k.out(hid))
+                        pipe.smembers(k.gone(hid))
+                        pipe.hgetall(k.alias(hid))
+                    got = pipe.execute()
+                    replies.extend(zip(got[0::4], got[1::4], got[2::4], got[3::4]))
             except BaseException as exc:  # re-raised in the caller's thread
                 failed.append(exc)
 
@@ -396,7 +404,7 @@ class GraphStore:
             reader.join()
         if failed:
             raise failed[0]
-        return unpack_many(hids, replies)
+        return unpack_hashes(hids, replies)
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
         """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``
