@@ -16,19 +16,41 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from functools import lru_cache
+from typing import Any, TextIO
 
 import numpy as np
 
 from rankcrawl.ranker.store.graphstore import EDGE, GraphStore, host_and_path
+from rankcrawl.ranker.store.hostedges import HEAD
 from rankcrawl.settings.urls import DEFAULT_PORTS
 
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 FIELDS_PER_CALL = 2000
+CALLS_PER_PIPELINE = 64
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-MARK_STORED = "for _, lid in ipairs(ARGV) do redis.call('HSETNX', KEYS[1], lid, '{}') end"
-"""KEYS: a host's meta hash. ARGV: LocalIDs stored as pages (existing metadata kept)."""
-NORMAL = re.compile(rf"(https?)://((?:{LABEL}\.)*{LABEL})(?::([1-9][0-9]{{0,4}}))?(/[A-Za-z0-9._~/-]*)")
+WRITE_PAGES = """
+local head, data, pos = ARGV[1], ARGV[2], 1
+local set, empty = {}, {}
+for i = 1, #head, 8 do
+  local lid, nbytes = struct.unpack('<I4I4', head, i)
+  if nbytes > 0 then
+    set[#set + 1] = lid
+    set[#set + 1] = string.sub(data, pos, pos + nbytes - 1)
+    pos = pos + nbytes
+  else
+    empty[#empty + 1] = lid
+  end
+  redis.call('HSETNX', KEYS[2], lid, '{}')
+end
+if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+if #empty > 0 then redis.call('HDEL', KEYS[1], unpack(empty)) end
+"""
+"""KEYS: a host's ``out`` and ``meta`` hashes. ARGV: HEAD records (LocalID, byte count) of up to
+FIELDS_PER_CALL source pages and their packed edges back to back. Sets each page's edges (none:
+deletes them) and marks it stored (existing metadata kept): one call per host batch."""
+HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
+NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
 
 
 @dataclass(frozen=True)
@@ -38,10 +60,16 @@ class ImportReport:
     bad: int  # lines skipped
 
 
+@lru_cache(maxsize=1 << 16)
+def _plain_host(host: str) -> bool:
+    """True for a lower-case host of plain labels (no IDNA-sensitive ``--``): already normal."""
+    return HOST.fullmatch(host) is not None and "--" not in host
+
+
 def split_normal(url: str) -> tuple[str, str] | None:
     """(host key, path+query) of ``url`` after normalisation; None if it is not http(s)."""
     m = NORMAL.fullmatch(url)
-    if m is None or "--" in m.group(2) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
+    if m is None or not _plain_host(m.group(2)) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
         return host_and_path(url)
     scheme, host, port, path = m.groups()
     if port is not None:
@@ -65,7 +93,7 @@ class EdgeImporter:
         self.grown: set[int] = set()  # hosts that got new pages
 
     def _ids(self, urls: Iterable[str]) -> None:
-        new = [u for u in set(urls) if u not in self.cache]
+        new = list(set(urls).difference(self.cache))
         ids = self.store.ids_of_split([split_normal(u) for u in new], create=True)
         self.grown |= self.store.grown_hosts
         self.cache.update((u, -1 if i is None else (i[0] << 32) | i[1]) for u, i in zip(new, ids))
@@ -171,30 +199,25 @@ class EdgeImporter:
         bounds = np.searchsorted(s, pages), np.searchsorted(s, pages, side="right")
         hosts = pages >> 32
         cuts = np.flatnonzero(np.diff(hosts)) + 1
+        pipe = self.store.client.pipeline(transaction=False)
         for block, lo, hi in zip(np.split(pages, cuts), np.split(bounds[0], cuts), np.split(bounds[1], cuts)):
             if len(block):
-                self._write_host(int(block[0] >> 32), (block & 0xFFFFFFFF).tolist(), edges, lo.tolist(), hi.tolist())
+                self._write_host(pipe, int(block[0] >> 32), block & 0xFFFFFFFF, edges, lo, hi)
+            if len(pipe) >= CALLS_PER_PIPELINE:
+                pipe.execute()
+        pipe.execute()
         if len(pages) or self.grown:  # the pages stored, and the hosts that got new pages
             self.store.announce(pages >> 32, pages & 0xFFFFFFFF, self.grown)
         return ImportReport(len(s), len(pages), self.bad)
 
-    def _write_host(self, hid: int, lids: list[int], edges: np.ndarray, lo: list[int], hi: list[int]) -> None:
+    def _write_host(self, pipe: Any, hid: int, lids: np.ndarray, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+        """Queue the ``WRITE_PAGES`` calls of one host's source pages ``lids`` (edges[lo[i]:hi[i]] each)."""
         keys = self.store.keys
         for i in range(0, len(lids), FIELDS_PER_CALL):
-            part = range(i, min(i + FIELDS_PER_CALL, len(lids)))
-            packed = {lids[j]: edges[lo[j] : hi[j]].tobytes() for j in part if hi[j] > lo[j]}
-            empty = [lids[j] for j in part if hi[j] == lo[j]]
-
-            def run(packed: dict = packed, empty: list = empty, part: range = part) -> None:
-                pipe = self.store.client.pipeline(transaction=False)
-                if packed:
-                    pipe.hset(keys.out(hid), mapping=packed)
-                if empty:
-                    pipe.hdel(keys.out(hid), *empty)
-                pipe.execute_command("EVAL", MARK_STORED, 1, keys.meta(hid), *(lids[j] for j in part))
-                pipe.execute()
-
-            run()
+            head = np.empty(len(lids[i : i + FIELDS_PER_CALL]), dtype=HEAD)
+            head["local"], head["nbytes"] = lids[i : i + FIELDS_PER_CALL], (hi - lo)[i : i + FIELDS_PER_CALL] * EDGE.itemsize
+            data = edges[lo[i] : hi[i + len(head) - 1]].tobytes()
+            pipe.eval(WRITE_PAGES, 2, keys.out(hid), keys.meta(hid), head.tobytes(), data)
 
 
 def import_edges(store: GraphStore, f: TextIO, report_bad: Callable[[int, str], None]) -> ImportReport:
