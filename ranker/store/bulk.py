@@ -217,7 +217,7 @@ class EdgeImporter:
             head = np.empty(len(lids[i : i + FIELDS_PER_CALL]), dtype=HEAD)
             head["local"], head["nbytes"] = lids[i : i + FIELDS_PER_CALL], (hi - lo)[i : i + FIELDS_PER_CALL] * EDGE.itemsize
             data = edges[lo[i] : hi[i + len(head) - 1]].tobytes()
-            pipe.eval(WRITE_PAGES, 2, keys.out(hid), keys.meta(hid), head.tobytes(), data)
+            pipe.execute_command("EVAL", WRITE_PAGES, 2, keys.out(hid), keys.meta(hid), head.tobytes(), data)
 
 
 def import_edges(store: GraphStore, f: TextIO, report_bad: Callable[[int, str], None]) -> ImportReport:
