@@ -26,8 +26,9 @@ import redis
 from rankcrawl.ranker.livegraph import LiveGraph, warm_up
 from rankcrawl.ranker.pagerank import check_parameters, solve
 from rankcrawl.ranker.progress import Progress
+from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
-from rankcrawl.ranker.store.graphstore import GraphStore, stream_id_key
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.hostedges import assemble_packed
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 from rankcrawl.settings.keys import DEFAULT_PREFIX

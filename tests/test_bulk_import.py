@@ -7,7 +7,8 @@ import io
 import numpy as np
 
 from rankcrawl.ranker.store.bulk import import_edges, split_normal
-from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord, host_and_path
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.records import host_and_path
 
 
 def test_fast_split_agrees_with_normalisation() -> None:

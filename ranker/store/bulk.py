@@ -21,8 +21,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from rankcrawl.ranker.store.graphstore import EDGE, GraphStore, host_and_path
-from rankcrawl.ranker.store.hostedges import HEAD
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.hostedges import EDGE, HEAD
+from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.settings.urls import DEFAULT_PORTS
 
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
