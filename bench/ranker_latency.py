@@ -23,7 +23,7 @@ import numpy as np
 
 from bench.report import markdown_table, write_section
 from rankcrawl.crawler.demoweb.web import DemoWeb
-from rankcrawl.ranker.store.graphstore import stream_id_key
+from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.settings.connection import connect
 from rankcrawl.settings.keys import Keys
 

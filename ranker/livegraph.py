@@ -21,7 +21,8 @@ import numpy as np
 
 from rankcrawl.ranker import _delta, _push
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
-from rankcrawl.ranker.store.graphstore import HostEdges, assemble
+from rankcrawl.ranker.store.graphstore import HostEdges
+from rankcrawl.ranker.store.hostedges import assemble_packed, pack
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
@@ -34,6 +35,16 @@ def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
     out = np.full(max(size, int(len(a) * GROW) + 16), fill, dtype=a.dtype)
     out[: len(a)] = a
     return out
+
+
+def warm_up(alpha: float) -> None:
+    """Load the compiled kernels of a cold epoch (build and push) from numba's cache on a two-page
+    graph, so that cost can overlap the reads of the real graph (``GraphStore.load_packed``)."""
+    edges = HostEdges(2, np.array([0, 1], np.uint32), np.zeros(2, np.uint32), np.array([1, 0], np.uint32),
+                      np.ones(2, np.float32))
+    graph = LiveGraph.build({0: edges}, alpha)
+    graph.push(1e-3, 10)
+    graph.reset_residual()
 
 
 class HostIndex(Mapping[int, np.ndarray]):
@@ -67,6 +78,11 @@ class HostIndex(Mapping[int, np.ndarray]):
         if got is not None:
             return len(got)
         return self._range.get(hid, (0, 0))[1]
+
+    def span(self, hid: int) -> slice | None:
+        """The page numbers of a host held in one segment, as a slice (None otherwise)."""
+        got = self._range.get(hid)
+        return None if got is None else slice(got[0], got[0] + got[1])
 
     def set_range(self, hid: int, first: int, size: int) -> None:
         self._range[hid] = (first, size)
@@ -122,14 +138,16 @@ class LiveGraph:
 
     def vector(self, hid: int) -> np.ndarray:
         """Scores y of a host per LocalID, NaN for pages outside the graph."""
-        idx = self.index.get(hid)
+        idx: slice | np.ndarray | None = self.index.span(hid)
         if idx is None:
-            return np.zeros(0)
+            idx = self.index.get(hid)
+            if idx is None:
+                return np.zeros(0)
         return np.where(self.excluded[idx], np.nan, self.y[idx])
 
     def host_sum(self, hid: int) -> float:
-        idx = self.index[hid]
-        return float(self.y[idx].sum())
+        idx = self.index.span(hid)
+        return float(self.y[self.index[hid] if idx is None else idx].sum())
 
     def norm(self) -> float:
         return float(self.y[: self.n].sum())
@@ -260,12 +278,13 @@ class LiveGraph:
     @classmethod
     def build(cls, hosts: dict[int, HostEdges], alpha: float, bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
         """A cold build from whole hosts (``GraphStore.load_hosts``): host-ordered, y = 0, res = v."""
-        return cls.from_graph(assemble(hosts), hosts, alpha, bias)
+        graph, alias_from, alias_to = assemble_packed(pack(hosts))
+        return cls.from_graph(graph, alias_from, alias_to, alpha, bias)
 
     @classmethod
-    def from_graph(cls, graph: HostGraph, hosts: dict[int, HostEdges], alpha: float,
+    def from_graph(cls, graph: HostGraph, alias_from: np.ndarray, alias_to: np.ndarray, alpha: float,
                    bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
-        """``build`` from ``assemble(hosts)`` already made."""
+        """``build`` from ``assemble_packed`` already done (the graph, its redirects as page numbers)."""
         links = OutLinks.from_graph(graph)
         g = cls(alpha, bias)
         g.n, g.end = graph.n_pages, len(links.dst)
@@ -279,11 +298,7 @@ class LiveGraph:
         for k, hid in enumerate(graph.host_ids.tolist()):
             g.segments.append((hid, int(offsets[k]), int(offsets[k + 1]), 0))
             g.index.set_range(hid, int(offsets[k]), int(offsets[k + 1] - offsets[k]))
-        for hid, part in hosts.items():
-            if len(part.alias_local):
-                src = g.index[hid][part.alias_local]
-                dst = g.gids(part.alias_target["host"].astype(np.int64), part.alias_target["local"].astype(np.int64))
-                g.alias.update(zip(src.tolist(), dst.tolist()))
+        g.alias = dict(zip(alias_from.tolist(), alias_to.tolist()))
         g.res = g.teleport()
         return g
 

@@ -23,11 +23,13 @@ from typing import Any
 import numpy as np
 import redis
 
-from rankcrawl.ranker.livegraph import LiveGraph
+from rankcrawl.ranker.livegraph import LiveGraph, warm_up
 from rankcrawl.ranker.pagerank import check_parameters, solve
 from rankcrawl.ranker.progress import Progress
+from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
-from rankcrawl.ranker.store.graphstore import GraphStore, assemble, stream_id_key
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.hostedges import assemble_packed
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 
@@ -112,9 +114,9 @@ class RankerService:
 
     def _load(self) -> int:
         """Cold: every host, seeded with the published epoch's scores (residual recomputed exactly)."""
-        hosts = self.store.load_hosts(self.store.all_host_ids())
-        assembled = assemble(hosts)
-        graph = LiveGraph.from_graph(assembled, hosts, self.alpha, self._bias())
+        packed = self.store.load_packed(self.store.all_host_ids(), meanwhile=lambda: warm_up(self.alpha))
+        assembled, alias_from, alias_to = assemble_packed(packed)
+        graph = LiveGraph.from_graph(assembled, alias_from, alias_to, self.alpha, self._bias())
         state = current(self.store)
         vectors = load_vectors(self.store, state.epoch) if state else None
         if not vectors and self.partitions > 1 and graph.n:  # cold: parallel Gauss–Seidel, then push certifies

@@ -7,7 +7,8 @@ import io
 import numpy as np
 
 from rankcrawl.ranker.store.bulk import import_edges, split_normal
-from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord, host_and_path
+from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.records import host_and_path
 
 
 def test_fast_split_agrees_with_normalisation() -> None:
@@ -39,3 +40,28 @@ def test_import_equals_put_pages_and_merges_duplicates(r) -> None:
     GraphStore(r, "ref:").put_pages(PageRecord(u, ls) for u, ls in records.items())
     assert set(GraphStore(r, "imp:").iter_edges()) == set(GraphStore(r, "ref:").iter_edges())
     assert report.pages == len(records)
+
+
+def test_vectorised_chunks_store_what_the_per_line_path_stores(r) -> None:
+    rng = np.random.default_rng(5)
+    rows = [(f"http://h{rng.integers(5)}.org/p{rng.integers(40)}", f"http://H{rng.integers(6)}.org:80/p{rng.integers(40)}",
+             float(rng.choice([0.5, 1.0, 2.0]))) for _ in range(400)]
+    three = "".join(f"{s}\t{d}\t{w:g}\n" for s, d, w in rows)
+    two = "".join(f"{s}\t{d}\n" for s, d, _ in rows)
+    bad: list[int] = []
+    for prefix, text in (("fast3:", three), ("fast2:", two), ("slow3:", "# forces the per-line path\n" + three),
+                         ("slow2:", "# forces the per-line path\n" + two)):
+        report = import_edges(GraphStore(r, prefix), io.StringIO(text), lambda n, p: bad.append(n))
+        assert report.bad == 0
+    assert not bad
+    for kind in ("3", "2"):
+        fast, slow = GraphStore(r, f"fast{kind}:"), GraphStore(r, f"slow{kind}:")
+        assert sorted(fast.iter_edges()) == sorted(slow.iter_edges()) and len(list(fast.iter_edges())) > 300
+        assert fast.changes_since("0-0").pages.tolist() == slow.changes_since("0-0").pages.tolist()
+
+
+def test_a_bad_weight_in_a_regular_chunk_is_reported_by_line(r) -> None:
+    text = "http://a.org/1\thttp://a.org/2\t1\nhttp://a.org/2\thttp://a.org/3\tnan\nhttp://a.org/3\thttp://a.org/1\tx\n"
+    bad: list[int] = []
+    report = import_edges(GraphStore(r, "w:"), io.StringIO(text), lambda n, p: bad.append(n))
+    assert bad == [2, 3] and report.edges == 1 and report.pages == 1

@@ -18,6 +18,7 @@ from rankcrawl.ranker.livegraph import LiveGraph
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.epochs import current
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.ranker.store.hostedges import assemble, assemble_packed, pack
 from rankcrawl.ranker.store.queries import RankQueries
 
 CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()"]
@@ -85,6 +86,30 @@ def test_delta_application_equals_a_cold_build(r):
         live.reset_residual()
         assert np.abs(tracked - live.res[: live.n]).sum() <= 1e-9 * live.norm()  # the residual stayed exact
         live.push(1e-12, 10_000)
+
+
+def test_packed_cold_load_equals_the_per_host_load(r):
+    """The cold epoch's reads (plain commands, unpacked at once, alongside the kernel warm-up) give
+    the graph the per-host script reads give: edges, gone pages, redirects, page counts."""
+    rng = np.random.default_rng(4)
+    store = GraphStore(r)
+    seed_web(store, rng)
+    for step in range(4):
+        records, redirects = batch(rng, step, 5, 20)
+        store.put_pages(records)
+        for a, b in redirects:
+            store.put_redirect(a, b)
+    hosts = store.all_host_ids()
+    warmed: list[bool] = []
+    got, alias_from, alias_to = assemble_packed(store.load_packed(hosts, meanwhile=lambda: warmed.append(True)))
+    want, want_from, want_to = assemble_packed(pack(store.load_hosts(hosts)))
+    assert warmed == [True] and got.n_pages == want.n_pages and len(alias_from) >= 4 and got.excluded is not None
+    for name in ("host_ids", "host_offsets", "excluded"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    assert sorted(zip(got.src.tolist(), got.dst.tolist(), got.weight.tolist())) == sorted(
+        zip(want.src.tolist(), want.dst.tolist(), want.weight.tolist()))
+    assert dict(zip(alias_from.tolist(), alias_to.tolist())) == dict(zip(want_from.tolist(), want_to.tolist()))
+    assert np.array_equal(got.src, assemble(store.load_hosts(hosts)).src)
 
 
 def networkx_reference(store: GraphStore) -> dict[str, float]:

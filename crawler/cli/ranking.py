@@ -10,7 +10,6 @@ from typing import TextIO
 import click
 
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
-from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.bulk import import_edges
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.queries import RankQueries
@@ -103,6 +102,8 @@ def read_urls(path: str) -> list[str]:
 def ranker(once: bool, redis_url: str | None, key_prefix: str, alpha: float, tol: float, partitions: int,
            teleport_from: str | None, interim_tol: float | None, poll_interval: float, lease_wait: float) -> None:
     """Keep PageRank current with the graph: solve on changes, publish epochs (tol: certified L1 bound)."""
+    from rankcrawl.ranker.service import RankerService  # numba and the solver: only this command loads them
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     teleport = read_urls(teleport_from) if teleport_from else None
     if interim_tol is not None and interim_tol < tol:

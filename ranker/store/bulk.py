@@ -14,21 +14,44 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from functools import lru_cache
+from typing import Any, TextIO
 
 import numpy as np
 
-from rankcrawl.ranker.store.graphstore import EDGE, GraphStore, host_and_path
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.hostedges import EDGE, HEAD
+from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.settings.urls import DEFAULT_PORTS
 
-LINES_PER_CHUNK = 1 << 20
+CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 FIELDS_PER_CALL = 2000
+CALLS_PER_PIPELINE = 64
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-MARK_STORED = "for _, lid in ipairs(ARGV) do redis.call('HSETNX', KEYS[1], lid, '{}') end"
-"""KEYS: a host's meta hash. ARGV: LocalIDs stored as pages (existing metadata kept)."""
-NORMAL = re.compile(rf"(https?)://((?:{LABEL}\.)*{LABEL})(?::([1-9][0-9]{{0,4}}))?(/[A-Za-z0-9._~/-]*)")
+WRITE_PAGES = """
+local head, data, pos = ARGV[1], ARGV[2], 1
+local set, empty = {}, {}
+for i = 1, #head, 8 do
+  local lid, nbytes = struct.unpack('<I4I4', head, i)
+  if nbytes > 0 then
+    set[#set + 1] = lid
+    set[#set + 1] = string.sub(data, pos, pos + nbytes - 1)
+    pos = pos + nbytes
+  else
+    empty[#empty + 1] = lid
+  end
+  redis.call('HSETNX', KEYS[2], lid, '{}')
+end
+if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+if #empty > 0 then redis.call('HDEL', KEYS[1], unpack(empty)) end
+"""
+"""KEYS: a host's ``out`` and ``meta`` hashes. ARGV: HEAD records (LocalID, byte count) of up to
+FIELDS_PER_CALL source pages and their packed edges back to back. Sets each page's edges (none:
+deletes them) and marks it stored (existing metadata kept): one call per host batch."""
+HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
+NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
 
 
 @dataclass(frozen=True)
@@ -38,10 +61,16 @@ class ImportReport:
     bad: int  # lines skipped
 
 
+@lru_cache(maxsize=1 << 16)
+def _plain_host(host: str) -> bool:
+    """True for a lower-case host of plain labels (no IDNA-sensitive ``--``): already normal."""
+    return HOST.fullmatch(host) is not None and "--" not in host
+
+
 def split_normal(url: str) -> tuple[str, str] | None:
     """(host key, path+query) of ``url`` after normalisation; None if it is not http(s)."""
     m = NORMAL.fullmatch(url)
-    if m is None or "--" in m.group(2) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
+    if m is None or not _plain_host(m.group(2)) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
         return host_and_path(url)
     scheme, host, port, path = m.groups()
     if port is not None:
@@ -65,7 +94,7 @@ class EdgeImporter:
         self.grown: set[int] = set()  # hosts that got new pages
 
     def _ids(self, urls: Iterable[str]) -> None:
-        new = [u for u in set(urls) if u not in self.cache]
+        new = list(set(urls).difference(self.cache))
         ids = self.store.ids_of_split([split_normal(u) for u in new], create=True)
         self.grown |= self.store.grown_hosts
         self.cache.update((u, -1 if i is None else (i[0] << 32) | i[1]) for u, i in zip(new, ids))
@@ -94,6 +123,10 @@ class EdgeImporter:
             dsts.append(f[1])
             ws.append(w)
             numbers.append(number)
+        self._store_ids(srcs, dsts, np.asarray(ws, dtype=np.float64), numbers)
+
+    def _store_ids(self, srcs: list[str], dsts: list[str], ws: np.ndarray, numbers: Sequence[int]) -> None:
+        """Edges of lines ``numbers`` as ID arrays (lines with a URL that is not http(s) reported)."""
         self._ids(srcs + dsts)
         get = self.cache.__getitem__
         s = np.fromiter(map(get, srcs), dtype=np.int64, count=len(srcs))
@@ -103,20 +136,49 @@ class EdgeImporter:
         ok = (s >= 0) & (d >= 0)
         self.src.append(s[ok])
         self.dst.append(d[ok])
-        self.weight.append(np.asarray(ws, dtype=np.float64)[ok])
+        self.weight.append(ws[ok])
 
     def _bad(self, number: int, problem: str) -> None:
         self.bad += 1
         self.report_bad(number, problem)
 
+    def _columns(self, text: str, first: int) -> bool:
+        """The vectorised path: a chunk whose lines all hold the same 2 or 3 tab-separated fields
+        (no blank or comment line, valid weights) is split with one ``str.split``; returns False,
+        having stored nothing, for any other chunk (the per-line path then reports its bad lines)."""
+        raw = np.frombuffer(text.encode(), dtype=np.uint8)
+        sep = raw[(raw == 9) | (raw == 10)]
+        k = int(np.argmax(sep == 10)) + 1 if len(sep) else 0
+        if k not in (2, 3) or "\r" in text or len(sep) % k:
+            return False
+        rows = sep.reshape(-1, k)
+        if not ((rows[:, :-1] == 9).all() and (rows[:, -1] == 10).all()):
+            return False
+        fields = text.replace("\n", "\t").split("\t")
+        srcs, dsts = fields[0 : len(fields) - 1 : k], fields[1 : len(fields) - 1 : k]
+        if any(u[:1] == "#" or not u.strip() for u in set(srcs)):
+            return False
+        try:
+            w = np.fromiter(map(float, fields[2::k]), dtype=np.float64, count=len(srcs)) if k == 3 else np.ones(len(srcs))
+        except ValueError:
+            return False
+        if not (np.isfinite(w) & (w > 0)).all():
+            return False
+        self._store_ids(srcs, dsts, w, range(first, first + len(srcs)))
+        return True
+
     def read(self, f: TextIO) -> None:
         first = 1
         while True:
-            lines = f.readlines(LINES_PER_CHUNK * 64)
-            if not lines:
+            text = f.read(CHARS_PER_CHUNK)
+            if not text:
                 return
-            self._chunk(lines, first)
-            first += len(lines)
+            text += f.readline()
+            if not text.endswith("\n"):
+                text += "\n"
+            if not self._columns(text, first):
+                self._chunk(text.split("\n")[:-1], first)
+            first += text.count("\n")
 
     def write(self) -> ImportReport:
         """Store every source's merged out-edges (self-links dropped); announce the pages stored and
@@ -138,30 +200,25 @@ class EdgeImporter:
         bounds = np.searchsorted(s, pages), np.searchsorted(s, pages, side="right")
         hosts = pages >> 32
         cuts = np.flatnonzero(np.diff(hosts)) + 1
+        pipe = self.store.client.pipeline(transaction=False)
         for block, lo, hi in zip(np.split(pages, cuts), np.split(bounds[0], cuts), np.split(bounds[1], cuts)):
             if len(block):
-                self._write_host(int(block[0] >> 32), (block & 0xFFFFFFFF).tolist(), edges, lo.tolist(), hi.tolist())
+                self._write_host(pipe, int(block[0] >> 32), block & 0xFFFFFFFF, edges, lo, hi)
+            if len(pipe) >= CALLS_PER_PIPELINE:
+                pipe.execute()
+        pipe.execute()
         if len(pages) or self.grown:  # the pages stored, and the hosts that got new pages
             self.store.announce(pages >> 32, pages & 0xFFFFFFFF, self.grown)
         return ImportReport(len(s), len(pages), self.bad)
 
-    def _write_host(self, hid: int, lids: list[int], edges: np.ndarray, lo: list[int], hi: list[int]) -> None:
+    def _write_host(self, pipe: Any, hid: int, lids: np.ndarray, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+        """Queue the ``WRITE_PAGES`` calls of one host's source pages ``lids`` (edges[lo[i]:hi[i]] each)."""
         keys = self.store.keys
         for i in range(0, len(lids), FIELDS_PER_CALL):
-            part = range(i, min(i + FIELDS_PER_CALL, len(lids)))
-            packed = {lids[j]: edges[lo[j] : hi[j]].tobytes() for j in part if hi[j] > lo[j]}
-            empty = [lids[j] for j in part if hi[j] == lo[j]]
-
-            def run(packed: dict = packed, empty: list = empty, part: range = part) -> None:
-                pipe = self.store.client.pipeline(transaction=False)
-                if packed:
-                    pipe.hset(keys.out(hid), mapping=packed)
-                if empty:
-                    pipe.hdel(keys.out(hid), *empty)
-                pipe.execute_command("EVAL", MARK_STORED, 1, keys.meta(hid), *(lids[j] for j in part))
-                pipe.execute()
-
-            run()
+            head = np.empty(len(lids[i : i + FIELDS_PER_CALL]), dtype=HEAD)
+            head["local"], head["nbytes"] = lids[i : i + FIELDS_PER_CALL], (hi - lo)[i : i + FIELDS_PER_CALL] * EDGE.itemsize
+            data = edges[lo[i] : hi[i + len(head) - 1]].tobytes()
+            pipe.execute_command("EVAL", WRITE_PAGES, 2, keys.out(hid), keys.meta(hid), head.tobytes(), data)
 
 
 def import_edges(store: GraphStore, f: TextIO, report_bad: Callable[[int, str], None]) -> ImportReport:

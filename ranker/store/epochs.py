@@ -150,13 +150,19 @@ class RankPublisher:
         return epoch
 
     def _write_vectors(self, epoch: int, hids: list[int], vector: Callable[[int], np.ndarray]) -> None:
+        cluster = getattr(self.store.client, "nodes_manager", None) is not None
         for i in range(0, len(hids), HOSTS_PER_PIPELINE):
 
             def run(i: int = i) -> None:
-                pipe = self.store.client.pipeline(transaction=False)
-                for h in hids[i : i + HOSTS_PER_PIPELINE]:
-                    pipe.set(self.keys.rank(h, epoch), np.asarray(vector(h), dtype="<f8").tobytes())
-                pipe.execute()
+                values = {self.keys.rank(h, epoch): np.asarray(vector(h), dtype="<f8").tobytes()
+                          for h in hids[i : i + HOSTS_PER_PIPELINE]}
+                if cluster:  # one slot per host: a SET each
+                    pipe = self.store.client.pipeline(transaction=False)
+                    for key, value in values.items():
+                        pipe.set(key, value)
+                    pipe.execute()
+                else:
+                    self.store.client.mset(values)
 
             run()
 

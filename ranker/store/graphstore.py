@@ -12,25 +12,30 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
-import redis
 
-from rankcrawl.ranker.store.hostedges import EDGE, HOST_PACKED, PAIR, HostEdges, assemble, unpack_host, unpack_packed
+from rankcrawl.ranker.store.changestream import Changes, ChangeStream
+from rankcrawl.ranker.store.hostedges import (
+    HOST_PACKED,
+    PAIR,
+    HostEdges,
+    Packed,
+    assemble,
+    unpack_hashes,
+    unpack_host,
+    unpack_packed,
+)
 from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
-from rankcrawl.settings.urls import normalize_url, split_url
 
-STREAM_MAXLEN = 100_000
-PAGES_PER_ENTRY = 1 << 16
 ARGS_PER_CALL = 3000
 HOST_CHUNK = 256
-GONE_STATUS = 400
 
 ASSIGN_IDS = """
 local n = redis.call('HLEN', KEYS[1])
@@ -62,74 +67,7 @@ to ARGS_PER_CALL names."""
 T = TypeVar("T")
 
 
-@lru_cache(maxsize=1 << 16)
-def host_and_path(url: str) -> tuple[str, str] | None:
-    """(host key, path+query) of a URL after normalisation; None if it is not http(s). Cached:
-    link targets repeat a lot within and across batches."""
-    normal = normalize_url(url)
-    return split_url(normal) if normal else None
-
-
-@dataclass
-class PageRecord:
-    """A crawled page: its URL, its (target URL, weight) links and metadata to keep.
-
-    ``meta["status"] >= 400`` marks the page gone: it leaves the graph (SPEC §2.7)."""
-
-    url: str
-    links: list[tuple[str, float]] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def gone(self) -> bool:
-        status = self.meta.get("status")
-        return isinstance(status, (int, float)) and status >= GONE_STATUS
-
-
-def pack_links(targets: list[tuple[int, int]], weights: list[float]) -> bytes:
-    """Packed out-edges; duplicate targets are merged by summing their weights."""
-    acc: dict[tuple[int, int], float] = defaultdict(float)
-    for t, w in zip(targets, weights):
-        acc[t] += w
-    arr = np.zeros(len(acc), dtype=EDGE)
-    if acc:
-        hl = np.array(list(acc), dtype=np.uint32)
-        arr["host"], arr["local"], arr["weight"] = hl[:, 0], hl[:, 1], list(acc.values())
-    return arr.tobytes()
-
-
-@dataclass
-class Changes:
-    """What the change stream names after an offset: pages whose state changed (uint64
-    HostID << 32 | LocalID), hosts that got new pages, and hosts to reload whole (entries of
-    the older host-level format)."""
-
-    last: str
-    pages: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
-    grown: set[int] = field(default_factory=set)
-    whole: set[int] = field(default_factory=set)
-
-    @property
-    def hosts(self) -> set[int]:
-        """Every host the changes touch."""
-        return set((self.pages >> np.uint64(32)).astype(np.int64).tolist()) | self.grown | self.whole
-
-    def __bool__(self) -> bool:
-        return bool(len(self.pages) or self.grown or self.whole)
-
-
-def pair_keys(hosts: np.ndarray, locals_: np.ndarray) -> np.ndarray:
-    """uint64 HostID << 32 | LocalID."""
-    return (np.asarray(hosts, np.uint64) << np.uint64(32)) | np.asarray(locals_, np.uint64)
-
-
-def stream_id_key(sid: str | bytes) -> tuple[int, int]:
-    """Stream IDs as comparable tuples."""
-    ms, _, seq = (sid.decode() if isinstance(sid, bytes) else sid).partition("-")
-    return int(ms), int(seq or 0)
-
-
-class GraphStore:
+class GraphStore(ChangeStream):
     """Host-tuple graph over a redis-py client (``redis.Redis`` or ``RedisCluster``)."""
 
     def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
@@ -290,17 +228,6 @@ class GraphStore:
         run()
         return len(batch)
 
-    def announce(self, hosts: np.ndarray, locals_: np.ndarray, grown: Iterable[int]) -> None:
-        """Append the pages (HostID, LocalID arrays) whose stored state changed and the hosts that got
-        new pages to the change stream (entries of at most PAGES_PER_ENTRY pages)."""
-        packed = np.empty(len(hosts), dtype=PAIR)
-        packed["host"], packed["local"] = hosts, locals_
-        grown_field = ",".join(map(str, sorted(set(grown))))
-        for i in range(0, max(len(packed), 1), PAGES_PER_ENTRY):
-            self.client.xadd(self.keys.changes, {"pages": packed[i : i + PAGES_PER_ENTRY].tobytes(),
-                                                 "grown": grown_field if i == 0 else ""},
-                             maxlen=STREAM_MAXLEN, approximate=True)
-
     def put_redirect(self, from_url: str, to_url: str, meta: dict[str, Any] | None = None) -> None:
         """``from_url`` redirects to ``to_url``: it becomes an alias (SPEC §2.7) — links to it count
         for the target, it has no out-links and no rank of its own. A later ``put_pages`` of
@@ -339,13 +266,10 @@ class GraphStore:
         """Every HostID handed out so far."""
         return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
 
-    def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
-        """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
-        script call per host (pipelined), unpacked with numpy."""
-        hids = list(host_ids)
+    def _host_replies(self, hids: list[int], chunk: int) -> Iterator[list[Any]]:
+        """``HOST_PACKED`` replies of ``hids``, one pipeline of ``chunk`` script calls at a time."""
         cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
         call = ("EVAL", HOST_PACKED) if cluster else ("EVALSHA", self.client.script_load(HOST_PACKED) if hids else "")
-        result: dict[int, HostEdges] = {}
         for i in range(0, len(hids), chunk):
             part = hids[i : i + chunk]
 
@@ -356,8 +280,47 @@ class GraphStore:
                     pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
                 return pipe.execute()
 
-            result.update(zip(part, map(unpack_packed, run())))
-        return result
+            yield run()
+
+    def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
+        """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
+        script call per host (pipelined), unpacked with numpy."""
+        hids = list(host_ids)
+        return dict(zip(hids, map(unpack_packed, (r for part in self._host_replies(hids, chunk) for r in part))))
+
+    def load_packed(self, host_ids: Iterable[int], meanwhile: Callable[[], Any] | None = None) -> Packed:
+        """``load_hosts`` as one ``hostedges.Packed``, read with plain commands (HLEN, HGETALL,
+        SMEMBERS: cheap for the server, unlike a script walking every page) and unpacked once for
+        all hosts. A helper thread reads while this one runs ``meanwhile``; its errors are raised here."""
+        hids = list(host_ids)
+        replies: list[Any] = []
+        failed: list[BaseException] = []
+
+        def fetch() -> None:
+            try:
+                k = self.keys
+                for i in range(0, len(hids), HOST_CHUNK):
+                    pipe = self.client.pipeline(transaction=False)
+                    for hid in hids[i : i + HOST_CHUNK]:
+                        pipe.hlen(k.paths(hid))
+                        pipe.hgetall(k.out(hid))
+                        pipe.smembers(k.gone(hid))
+                        pipe.hgetall(k.alias(hid))
+                    got = pipe.execute()
+                    replies.extend(zip(got[0::4], got[1::4], got[2::4], got[3::4]))
+            except BaseException as exc:  # re-raised in the caller's thread
+                failed.append(exc)
+
+        reader = threading.Thread(target=fetch, name="rankcrawl-load", daemon=True)
+        reader.start()
+        try:
+            if meanwhile is not None:
+                meanwhile()
+        finally:
+            reader.join()
+        if failed:
+            raise failed[0]
+        return unpack_hashes(hids, replies)
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
         """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``
@@ -441,42 +404,3 @@ class GraphStore:
             edges = self.load_hosts([hid])[hid]
             for s, h, l, w in zip(edges.src_local, edges.dst_host, edges.dst_local, edges.weight):
                 yield url(hid, int(s)), url(int(h), int(l)), float(w)
-
-    # -- change stream --------------------------------------------------------------------
-    def stream_head(self) -> str:
-        """ID of the newest change entry (``0-0`` when there is none)."""
-        last = self.client.xrevrange(self.keys.changes, count=1)
-        return last[0][0].decode() if last else "0-0"
-
-    def stream_gap(self, since: str) -> bool:
-        """True if entries after ``since`` were trimmed away (the caller must reload everything)."""
-        try:
-            info = self.client.xinfo_stream(self.keys.changes)
-        except redis.ResponseError:
-            return False
-        deleted = info.get("max-deleted-entry-id") or b"0-0"
-        return stream_id_key(deleted) > stream_id_key(since)
-
-    def changes_since(self, stream_id: str, until: str | None = None, block_ms: int | None = None) -> Changes:
-        """What changed after ``stream_id`` (up to ``until``); ``.last`` = the last entry ID read.
-
-        With ``block_ms`` and no entry yet, waits that long for one (XREAD BLOCK).
-        """
-        out = Changes(stream_id)
-        if block_ms is not None:
-            got = self.client.xread({self.keys.changes: stream_id}, count=1, block=block_ms)
-            if not got:
-                return out
-        end = until or "+"
-        packed: list[bytes] = []
-        while True:
-            entries = self.client.xrange(self.keys.changes, f"({out.last}", end, count=5000)
-            for sid, fields in entries:
-                packed.append(fields.get(b"pages", b""))
-                out.grown.update(int(h) for h in fields.get(b"grown", b"").split(b",") if h)
-                out.whole.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)  # host-level format
-                out.last = sid.decode()
-            if len(entries) < 5000:
-                pairs = np.frombuffer(b"".join(packed), dtype=PAIR)
-                out.pages = np.unique(pair_keys(pairs["host"], pairs["local"]))
-                return out

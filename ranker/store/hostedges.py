@@ -88,34 +88,107 @@ def unpack_packed(reply: list) -> HostEdges:
                      np.frombuffer(alias_to, dtype=PAIR))
 
 
-def assemble(hosts: dict[int, HostEdges]) -> HostGraph:
-    """The ``HostGraph`` of all hosts (sorted by HostID) under the graph conventions (SPEC §2.7):
-    edges into a redirecting page go to its target, edges into gone pages and self-links are
-    dropped, gone and redirecting pages are ``excluded``. Edge targets extend page counts."""
-    known = np.fromiter(hosts, dtype=np.uint32, count=len(hosts))
+@dataclass(frozen=True)
+class Packed:
+    """Whole hosts concatenated (the vectorised form of ``dict[int, HostEdges]``): per host its
+    HostID, page count and how many edges, gone pages and redirects it contributes, in order."""
+
+    host_ids: np.ndarray  # uint32[H]
+    n_pages: np.ndarray  # int64[H]
+    n_edges: np.ndarray  # int64[H]
+    src_local: np.ndarray  # [E]
+    dst_host: np.ndarray  # uint32[E]
+    dst_local: np.ndarray  # [E]
+    weight: np.ndarray  # float32[E]
+    n_gone: np.ndarray  # int64[H]
+    gone: np.ndarray  # uint32 LocalIDs
+    n_alias: np.ndarray  # int64[H]
+    alias_local: np.ndarray  # uint32 LocalIDs
+    alias_target: np.ndarray  # PAIR
+
+
+def _ints(raw: list[bytes]) -> np.ndarray:
+    """Decimal LocalIDs (bytes) as uint32, parsed by numpy in one call."""
+    return np.array(raw, dtype=bytes).astype(np.uint32) if raw else np.zeros(0, np.uint32)
+
+
+def unpack_hashes(host_ids: list[int], replies: list[tuple[int, dict, Iterable[bytes], dict]]) -> Packed:
+    """Whole hosts from plain reads — per host its page count, ``out`` hash, ``gone`` set and
+    ``alias`` hash — unpacked at once: each kind of value joined and read with one ``np.frombuffer``."""
+    lids: list[bytes] = []
+    values: list[bytes] = []
+    gone: list[bytes] = []
+    alias_from: list[bytes] = []
+    alias_to: list[bytes] = []
+    n_pages, n_heads, n_gone, n_alias = (np.zeros(len(replies), np.int64) for _ in range(4))
+    for k, (pages, out, gone_set, alias) in enumerate(replies):
+        n_pages[k], n_heads[k] = pages, len(out)
+        lids += out
+        values += out.values()
+        before = len(gone)
+        gone += gone_set
+        n_gone[k], n_alias[k] = len(gone) - before, len(alias)
+        alias_from += alias
+        alias_to += alias.values()
+    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values)) // EDGE.itemsize
+    cum = np.concatenate([[0], np.cumsum(counts)])
+    head_cuts = np.concatenate([[0], np.cumsum(n_heads)])
+    edges = np.frombuffer(b"".join(values), dtype=EDGE)
+    return Packed(np.asarray(host_ids, dtype=np.uint32), n_pages, cum[head_cuts[1:]] - cum[head_cuts[:-1]],
+                  np.repeat(_ints(lids), counts), edges["host"], edges["local"], edges["weight"], n_gone, _ints(gone),
+                  n_alias, _ints(alias_from), np.frombuffer(b"".join(alias_to), dtype=PAIR))
+
+
+def pack(hosts: dict[int, HostEdges]) -> Packed:
+    """``hosts`` concatenated."""
     parts = list(hosts.values())
 
     def cat(name: str, dtype: Any) -> np.ndarray:
         return np.concatenate([getattr(p, name) for p in parts]).astype(dtype) if parts else np.zeros(0, dtype)
 
-    src_host = np.repeat(known, [len(p.src_local) for p in parts]).astype(np.uint32)
-    src_local, dst_host, dst_local = cat("src_local", np.int64), cat("dst_host", np.uint32), cat("dst_local", np.int64)
-    weight = cat("weight", np.float32)
-    targets = cat("alias_target", PAIR)
-    host_ids = np.union1d(np.union1d(known, dst_host), targets["host"]).astype(np.uint32)
+    def lens(name: str) -> np.ndarray:
+        return np.array([len(getattr(p, name)) for p in parts], dtype=np.int64)
+
+    return Packed(np.fromiter(hosts, dtype=np.uint32, count=len(hosts)), np.array([p.n_pages for p in parts], dtype=np.int64),
+                  lens("src_local"), cat("src_local", np.int64), cat("dst_host", np.uint32), cat("dst_local", np.int64),
+                  cat("weight", np.float32), lens("gone"), cat("gone", np.uint32), lens("alias_local"),
+                  cat("alias_local", np.uint32), cat("alias_target", PAIR))
+
+
+def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
+    """The ``HostGraph`` of all hosts (sorted by HostID) under the graph conventions (SPEC §2.7):
+    edges into a redirecting page go to its target, edges into gone pages and self-links are
+    dropped, gone and redirecting pages are ``excluded``. Edge targets extend page counts.
+    Also the redirects as page numbers (from, to), before their chains are followed."""
+    targets = p.alias_target
+    top = max([int(a.max()) for a in (p.host_ids, p.dst_host, targets["host"]) if len(a)], default=-1)
+    seen = np.zeros(top + 1, dtype=bool)
+    for a in (p.host_ids, p.dst_host, targets["host"]):
+        seen[a] = True
+    host_ids = np.flatnonzero(seen).astype(np.uint32)
+    pos = np.full(top + 1, -1, dtype=np.int64)
+    pos[host_ids] = np.arange(len(host_ids))
     sizes = np.zeros(len(host_ids), dtype=np.int64)
-    sizes[np.searchsorted(host_ids, known)] = [p.n_pages for p in parts]
-    dst_pos = np.searchsorted(host_ids, dst_host)
-    np.maximum.at(sizes, dst_pos, dst_local + 1)
-    alias_pos = np.searchsorted(host_ids, targets["host"])
-    np.maximum.at(sizes, alias_pos, targets["local"].astype(np.int64) + 1)
+    known = pos[p.host_ids]
+    sizes[known] = p.n_pages
+    dst_pos, dst_local = pos[p.dst_host], p.dst_local.astype(np.int64)
+    alias_pos, alias_local = pos[targets["host"]], targets["local"].astype(np.int64)
+    for at, lid in ((dst_pos, dst_local), (alias_pos, alias_local)):
+        over = lid >= sizes[at]  # pages numbered after their host's count was read
+        if over.any():
+            np.maximum.at(sizes, at[over], lid[over] + 1)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    base = offsets[np.searchsorted(host_ids, known)]
-    gone = np.concatenate([b + p.gone for b, p in zip(base, parts)] + [np.zeros(0, np.int64)]).astype(np.int64)
-    alias_from = np.concatenate([b + p.alias_local for b, p in zip(base, parts)] + [np.zeros(0, np.int64)])
-    alias_to = offsets[alias_pos] + targets["local"]
-    src = offsets[np.searchsorted(host_ids, src_host)] + src_local
+    base = offsets[known]
+    src = np.repeat(base, p.n_edges) + p.src_local
     dst = offsets[dst_pos] + dst_local
-    return HostGraph.with_conventions(host_ids, offsets, src, dst, weight, gone, alias_from.astype(np.int64), alias_to)
+    gone = np.repeat(base, p.n_gone) + p.gone
+    alias_from = np.repeat(base, p.n_alias) + p.alias_local
+    alias_to = offsets[alias_pos] + alias_local
+    graph = HostGraph.with_conventions(host_ids, offsets, src, dst, np.asarray(p.weight, dtype=np.float32), gone,
+                                       alias_from, alias_to)
+    return graph, alias_from, alias_to
 
 
+def assemble(hosts: dict[int, HostEdges]) -> HostGraph:
+    """``assemble_packed`` of whole hosts (``GraphStore.load_hosts``)."""
+    return assemble_packed(pack(hosts))[0]

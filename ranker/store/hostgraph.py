@@ -77,6 +77,9 @@ class HostGraph:
         """The graph with SPEC §2.7 applied: links land on redirect targets, links into gone pages
         and self-links are dropped, gone and redirecting pages have no out-links and no rank."""
         n = int(offsets[-1])
+        if not len(gone) and not len(alias_from):  # nothing leaves the graph: only self-links go
+            keep = dst != src
+            return cls(host_ids, offsets, *((src, dst, weight) if keep.all() else (src[keep], dst[keep], weight[keep])))
         target = resolve_targets(n, gone, alias_from, alias_to)
         excluded = np.zeros(n, dtype=bool)
         excluded[gone] = True
