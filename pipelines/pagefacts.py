@@ -3,11 +3,12 @@
 Per-page analysis (parse, blocks, classifier) runs in a worker process (``workers.py``); what it
 sends back is this summary, everything the reactor and the site-level step need and nothing more:
 the title, every link of the page once per occurrence (target, anchor, block, the per-page content
-decision, whether its block is content, whether it sits in a link list, which candidate main
-regions hold it, the pagelet owning it), the candidate main regions' DOM-label keys and depths,
-each block's content flag, fingerprint key and (capped) text, each pagelet's shingle and link-list
-label key, the near-duplicate signature of the main text, and — only for the weighting mode that
-uses them — block labels with sampled terms (``block``) or positional term vectors (``lexical``).
+decision, whether its block is content, whether it links an alternate (language) version of the
+page, whether it sits in a link list, which candidate main regions hold it, the pagelet owning it),
+the candidate main regions' DOM-label keys and depths, each block's content flag, fingerprint key
+and (capped) text, each pagelet's shingle and link-list label key, the near-duplicate signature of
+the main text, and — only for the weighting mode that uses them — block labels with sampled terms
+(``block``) or positional term vectors (``lexical``).
 
 Links to the page itself (``#fragment`` links included) are not part of it: they are never an
 edge and never worth a request (SPEC §2.7); ``self_links`` counts them.
@@ -77,6 +78,7 @@ class PageFacts:
     link_content: list[bool] = field(default_factory=list)
     link_in_content: list[bool] = field(default_factory=list)
     link_dense: list[bool] = field(default_factory=list)
+    link_alternate: list[bool] = field(default_factory=list)
     link_regions: list[int] = field(default_factory=list)
     link_pagelet: list[int] = field(default_factory=list)
     pagelet_shingle: list[int] = field(default_factory=list)
@@ -155,6 +157,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.link_block = [link.block for link in links]
     facts.link_content = [bool(doc.is_content_link(link)) for link in links]
     facts.link_in_content = [0 <= link.block < len(blocks) and bool(blocks[link.block].is_content) for link in links]
+    facts.link_alternate = [link.alternate for link in links]
     if not options.site:
         return facts
     content = [b for b in blocks if b.is_content]

@@ -18,7 +18,10 @@ blocks that the host's evidence shows are no template). The main region is the h
 page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
 the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
 classifier counted a sidebar heading as content does not pull its sidebar into the region; the
-page's own choice otherwise. A near-duplicate keeps no links.
+page's own choice otherwise. A near-duplicate's links are counted once (SPEC §2.6): it keeps only
+its links to targets its canonical page does not link to (a copy whose links lead into its own copy
+of the site keeps them, a mirror of the same links keeps none), and none when the canonical
+page's links are not known here.
 
 Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
 to one target make one edge, weighing the largest of their weights, or their sum with
@@ -100,8 +103,10 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
     """Links that may count under ``scope`` for some host evidence (the ones worth a weight)."""
     if scope != "content":
         return [True] * len(f.links)
-    return [c or b or (m > 0 and d) for c, m, b, d in
-            zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links), f.link_dense)]
+    alternate = f.link_alternate or [False] * len(f.links)
+    return [(c or b or (m > 0 and d)) and not a for c, m, b, d, a in
+            zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links),
+                f.link_dense, alternate)]
 
 
 def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
@@ -124,9 +129,10 @@ def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = Fal
 
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
-           region: int = 0) -> Decision:
+           region: int = 0, canonical_links: frozenset[str] | None = None) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
-    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host."""
+    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host;
+    ``canonical_links``: the link targets of a near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
     tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
     t_blocks = np.isin(keys.fp, tmpl)
@@ -144,12 +150,15 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         if region > 0 and f.link_regions:
             kept |= np.asarray(f.link_dense, dtype=bool) & ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1)
         content = content | kept
-    if duplicate:
-        counted = np.zeros(n, dtype=bool)
-    elif scope == "all":
+    if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:
         counted = ~in_template & (content if scope == "content" else True)
+        if scope == "content" and f.link_alternate:
+            counted &= ~np.asarray(f.link_alternate, dtype=bool)
+    if duplicate:
+        counted &= np.array([canonical_links is not None and t not in canonical_links for t in f.links],
+                            dtype=bool).reshape(n)
     link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
     return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,
                     np.flatnonzero(in_template).tolist(), np.flatnonzero(t_blocks).tolist(), duplicate)
