@@ -33,11 +33,15 @@ from rankcrawl.settings.urls import normalize_url
 
 LINK_LIST = 0.5
 """A pagelet or block whose linked words are at least this share of its words is a link list."""
+INDEX_ANCHORS = 5
+"""A link list of at least this many anchors whose linked words outnumber the words of the page's
+content blocks outside it is the page's index (``PageFacts.link_index``)."""
 FOLLOW_CONTEXT = 500
 """Characters of a link's block text sent along (the crawler's topical priority reads them)."""
 MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
 INDEX = re.compile(r"\[\d+\]")
+WORDS = re.compile(r"\w+")
 SHALLOW = (3, 4, 5)
 """Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
 region, so the host's usual region is found even where the page's classifier went astray."""
@@ -79,6 +83,7 @@ class PageFacts:
     link_in_content: list[bool] = field(default_factory=list)
     link_dense: list[bool] = field(default_factory=list)
     link_alternate: list[bool] = field(default_factory=list)
+    link_index: list[bool] = field(default_factory=list)
     link_regions: list[int] = field(default_factory=list)
     link_pagelet: list[int] = field(default_factory=list)
     pagelet_shingle: list[int] = field(default_factory=list)
@@ -143,6 +148,24 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
     return chain, own
 
 
+def index_lists(pagelets: list[Any], blocks: list[Any]) -> list[bool]:
+    """Per pagelet: a link list (link density ≥ LINK_LIST) of at least INDEX_ANCHORS anchors whose
+    linked words outnumber the words of the content blocks outside it — the page is that list (an
+    index, a directory) whatever the per-page classifier made of its link-dense blocks."""
+    content = [b for b in blocks if b.is_content]
+    total = sum(b.n_words for b in content)
+    out = []
+    for p in pagelets:
+        if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST:
+            out.append(False)
+            continue
+        linked = p.link_density * len(WORDS.findall(p.text))
+        inside = sum(b.n_words for b in content if b.element is not None
+                     and (b.element is p.element or any(a is p.element for a in b.element.iterancestors())))
+        out.append(linked >= total - inside)
+    return out
+
+
 def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     """The summary of an analysed ``Document`` (``doc.url`` set)."""
     page = normalize_url(doc.url) if doc.url else None
@@ -172,6 +195,8 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
                           for p in pagelets]
     facts.link_pagelet = [owner.get(link.element, -1) for link in links]
+    index = index_lists(pagelets, blocks)
+    facts.link_index = [p >= 0 and index[p] for p in facts.link_pagelet]
     facts.link_dense = [
         (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
         for p, b in zip(facts.link_pagelet, facts.link_block)]

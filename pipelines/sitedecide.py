@@ -18,7 +18,9 @@ blocks that the host's evidence shows are no template). The main region is the h
 page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
 the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
 classifier counted a sidebar heading as content does not pull its sidebar into the region; the
-page's own choice otherwise. A near-duplicate's links are counted once (SPEC §2.6): it keeps only
+page's own choice otherwise. Also on a warm host: a page's index (``PageFacts.link_index``: a link list
+outweighing the page's content) counts unless it is a template, and the link lists of one DOM label
+(``ll`` class) that are mostly content count whole (``list_votes``). A near-duplicate's links are counted once (SPEC §2.6): it keeps only
 its links to targets its canonical page does not link to (a copy whose links lead into its own copy
 of the site keeps them, a mirror of the same links keeps none), and none when the canonical
 page's links are not known here.
@@ -127,6 +129,22 @@ def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = Fal
     return list(edges.items())
 
 
+def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray, ll: np.ndarray) -> np.ndarray:
+    """``content`` with every link of a link-list class (pagelets sharing one DOM label, ``ll``) that
+    is no template and whose links are mostly content: the lists of one index get one decision."""
+    if not ll.size:
+        return content
+    cls = np.where(pagelet >= 0, ll[np.clip(pagelet, 0, len(ll) - 1)], 0).astype(np.uint64)
+    mine = (cls != 0) & ~in_template
+    if not mine.any():
+        return content
+    _, inverse = np.unique(cls[mine], return_inverse=True)
+    share = np.bincount(inverse, content[mine]) / np.bincount(inverse)
+    out = content.copy()
+    out[np.flatnonzero(mine)[share[inverse] >= 0.5]] = True
+    return out
+
+
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
            region: int = 0, canonical_links: frozenset[str] | None = None) -> Decision:
@@ -149,7 +167,9 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
         if region > 0 and f.link_regions:
             kept |= np.asarray(f.link_dense, dtype=bool) & ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1)
-        content = content | kept
+        if f.link_index:
+            kept |= np.asarray(f.link_index, dtype=bool)
+        content = list_votes(content | kept, in_template, pagelet, keys.ll)
     if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:
