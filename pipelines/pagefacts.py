@@ -24,8 +24,11 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.dom_features import TOKEN_ROLES
+from rankcrawl.pipelines.dom_features import tokens as role_tokens
 from rankcrawl.pipelines.fingerprints import fingerprint_keys
 from rankcrawl.pipelines.lexical import position_tfs
+from rankcrawl.pipelines.link_classifier import TEMPLATE_ROLES
 from rankcrawl.pipelines.neardup import signature
 from rankcrawl.pipelines.pagelets import partition
 from rankcrawl.pipelines.shingles import token_hashes, tokens
@@ -34,8 +37,9 @@ from rankcrawl.settings.urls import normalize_url
 LINK_LIST = 0.5
 """A pagelet or block whose linked words are at least this share of its words is a link list."""
 INDEX_ANCHORS = 5
-"""A link list of at least this many anchors whose linked words outnumber the words of the page's
-content blocks outside it is the page's index (``PageFacts.link_index``)."""
+INDEX_SHARE = 0.8
+"""A link list of at least INDEX_ANCHORS anchors whose linked words are at least INDEX_SHARE of them
+plus the words of the page's content blocks outside it is the page's index (``PageFacts.link_index``)."""
 FOLLOW_CONTEXT = 500
 """Characters of a link's block text sent along (the crawler's topical priority reads them)."""
 MAIN_SHARE = 0.9
@@ -148,21 +152,35 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
     return chain, own
 
 
+def template_role(el: Any) -> bool:
+    """Whether ``el`` or an ancestor names a template role (``link_classifier.TEMPLATE_ROLES``) by tag, id or class."""
+    for e in (el, *el.iterancestors()):
+        if not isinstance(e.tag, str):
+            continue
+        mask = TOKEN_ROLES.get(e.tag, 0)
+        for token in role_tokens(f"{e.get('id') or ''} {e.get('class') or ''}"):
+            mask |= TOKEN_ROLES.get(token, 0)
+        if mask & TEMPLATE_ROLES:
+            return True
+    return False
+
+
 def index_lists(pagelets: list[Any], blocks: list[Any]) -> list[bool]:
     """Per pagelet: a link list (link density ≥ LINK_LIST) of at least INDEX_ANCHORS anchors whose
-    linked words outnumber the words of the content blocks outside it — the page is that list (an
-    index, a directory) whatever the per-page classifier made of its link-dense blocks."""
+    linked words are at least INDEX_SHARE of them plus the words of the content blocks outside it —
+    the page is that list (an index, a directory) whatever the per-page classifier made of its
+    link-dense blocks — unless its element or an ancestor names a template role (nav, aside, …)."""
     content = [b for b in blocks if b.is_content]
     total = sum(b.n_words for b in content)
     out = []
     for p in pagelets:
-        if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST:
+        if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST or template_role(p.element):
             out.append(False)
             continue
         linked = p.link_density * len(WORDS.findall(p.text))
         inside = sum(b.n_words for b in content if b.element is not None
                      and (b.element is p.element or any(a is p.element for a in b.element.iterancestors())))
-        out.append(linked >= total - inside)
+        out.append(linked >= INDEX_SHARE * (linked + total - inside))
     return out
 
 
