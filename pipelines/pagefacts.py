@@ -177,7 +177,7 @@ def index_lists(pagelets: list[Any], blocks: list[Any]) -> list[bool]:
         if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST or template_role(p.element):
             out.append(False)
             continue
-        linked = p.link_density * len(WORDS.findall(p.text))
+        linked = sum(len(WORDS.findall(" ".join(a.itertext()))) for a in p.links)
         inside = sum(b.n_words for b in content if b.element is not None
                      and (b.element is p.element or any(a is p.element for a in b.element.iterancestors())))
         out.append(linked >= INDEX_SHARE * (linked + total - inside))
