@@ -43,6 +43,7 @@ class Link:
     """An anchor: normalised absolute ``url``, anchor ``text``, ``weight``, index of its ``block``.
 
     ``is_content``: the per-link content decision (``link_classifier``); None = its block decides.
+    ``alternate``: it links an alternate version of the page (``links.is_alternate``): never content.
     """
 
     url: str
@@ -51,6 +52,7 @@ class Link:
     block: int = -1
     element: Any = field(default=None, repr=False)
     is_content: bool | None = None
+    alternate: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"url": self.url, "text": self.text, "weight": self.weight}
@@ -156,8 +158,9 @@ class Document:
 
     def is_content_link(self, link: Link) -> bool:
         """Whether ``link`` is a content link: its own decision, unless there is none or its block's
-        ``is_content`` was changed after analysis (``content_basis``), then its block's flag."""
-        if link.block < 0:
+        ``is_content`` was changed after analysis (``content_basis``), then its block's flag.
+        A link to an alternate version of the page (``Link.alternate``) never is."""
+        if link.block < 0 or link.alternate:
             return False
         b = self.blocks[link.block]
         basis = self.content_basis

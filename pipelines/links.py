@@ -1,7 +1,8 @@
 """Links of a page (SPEC §2.5): anchors resolved against the page URL and ``<base href>``.
 
 URLs are normalised by ``rankcrawl.settings.urls.normalize_url`` (only http(s) survive);
-invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting).
+invalid hrefs are skipped. Every link starts with weight 1.0 (uniform weighting). A link to an
+alternate version of the page (``is_alternate``: ``rel="alternate"``, ``hreflang``) is never content.
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ def base_url(root: Any, url: str | None) -> str | None:
 def anchor_text(element: Any) -> str:
     """The anchor's visible text, whitespace collapsed."""
     return " ".join("".join(element.itertext(tag=None)).split()) if element is not None else ""
+
+
+def is_alternate(element: Any) -> bool:
+    """Whether an anchor links an alternate version of the page (HTML ``rel="alternate"`` or an
+    ``hreflang``: a language switcher's link). Such a link is never a content link."""
+    if element is None:
+        return False
+    rel = (element.get("rel") or "").lower().split()
+    return "alternate" in rel or bool((element.get("hreflang") or "").strip())
 
 
 @lru_cache(maxsize=1 << 16)
@@ -81,7 +91,8 @@ class LinkResolver:
         for el in elements:
             url = self.resolve(el.get("href") or "")
             if url:
-                out.append(Link(url=url, text=anchor_text(el), weight=1.0, block=block, element=el))
+                out.append(Link(url=url, text=anchor_text(el), weight=1.0, block=block, element=el,
+                                alternate=is_alternate(el)))
         return out
 
 

@@ -11,8 +11,10 @@ J = 0.8, 0.06 at J = 0.5, 0.005 at J = 1/3 (two pages half made of one shared se
 Texts under MIN_TOKENS tokens get no signature (stub pages would match each other).
 
 The crawl-wide index maps each band key to the first page (its 8-byte URL key) that registered it,
-the canonical page; a later near-duplicate keeps no links (its links are counted once, by the
-canonical page). It is read and written inside the site state's one call per page
+the canonical page; a later near-duplicate's links are counted once: it keeps only its links to
+targets the canonical page does not link to (none when this process does not remember the canonical
+page's links), so a mirror of the same links adds nothing while a copy in another folder whose
+links lead into its own copies keeps them (``sitedecide.decide``). It is read and written inside the site state's one call per page
 (``sitestate``): 4 hash fields per canonical page.
 """
 

@@ -284,7 +284,7 @@ def record_stats(stats: Any, r: PageResult) -> None:
     inc("rankcrawl/links/kept", r.links_kept)
     inc("rankcrawl/links/dropped/self", r.self_links)
     if r.duplicate:
-        inc("rankcrawl/links/dropped/duplicate", r.links_seen - r.self_links)
+        inc("rankcrawl/links/dropped/duplicate", max(r.links_seen - r.self_links - r.links_kept, 0))
     else:
         inc("rankcrawl/links/dropped/template", r.template_links)
         inc("rankcrawl/links/dropped/boilerplate",

@@ -3,11 +3,12 @@
 Per-page analysis (parse, blocks, classifier) runs in a worker process (``workers.py``); what it
 sends back is this summary, everything the reactor and the site-level step need and nothing more:
 the title, every link of the page once per occurrence (target, anchor, block, the per-page content
-decision, whether its block is content, whether it sits in a link list, which candidate main
-regions hold it, the pagelet owning it), the candidate main regions' DOM-label keys and depths,
-each block's content flag, fingerprint key and (capped) text, each pagelet's shingle and link-list
-label key, the near-duplicate signature of the main text, and — only for the weighting mode that
-uses them — block labels with sampled terms (``block``) or positional term vectors (``lexical``).
+decision, whether its block is content, whether it links an alternate (language) version of the
+page, whether it sits in a link list, which candidate main regions hold it, the pagelet owning it),
+the candidate main regions' DOM-label keys and depths, each block's content flag, fingerprint key
+and (capped) text, each pagelet's shingle and link-list label key, the near-duplicate signature of
+the main text, and — only for the weighting mode that uses them — block labels with sampled terms
+(``block``) or positional term vectors (``lexical``).
 
 Links to the page itself (``#fragment`` links included) are not part of it: they are never an
 edge and never worth a request (SPEC §2.7); ``self_links`` counts them.
@@ -23,8 +24,11 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.dom_features import TOKEN_ROLES
+from rankcrawl.pipelines.dom_features import tokens as role_tokens
 from rankcrawl.pipelines.fingerprints import fingerprint_keys
 from rankcrawl.pipelines.lexical import position_tfs
+from rankcrawl.pipelines.link_classifier import TEMPLATE_ROLES
 from rankcrawl.pipelines.neardup import signature
 from rankcrawl.pipelines.pagelets import partition
 from rankcrawl.pipelines.shingles import token_hashes, tokens
@@ -32,11 +36,16 @@ from rankcrawl.settings.urls import normalize_url
 
 LINK_LIST = 0.5
 """A pagelet or block whose linked words are at least this share of its words is a link list."""
+INDEX_ANCHORS = 5
+INDEX_SHARE = 0.8
+"""A link list of at least INDEX_ANCHORS anchors whose linked words are at least INDEX_SHARE of them
+plus the words of the page's content blocks outside it is the page's index (``PageFacts.link_index``)."""
 FOLLOW_CONTEXT = 500
 """Characters of a link's block text sent along (the crawler's topical priority reads them)."""
 MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
 INDEX = re.compile(r"\[\d+\]")
+WORDS = re.compile(r"\w+")
 SHALLOW = (3, 4, 5)
 """Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
 region, so the host's usual region is found even where the page's classifier went astray."""
@@ -77,6 +86,8 @@ class PageFacts:
     link_content: list[bool] = field(default_factory=list)
     link_in_content: list[bool] = field(default_factory=list)
     link_dense: list[bool] = field(default_factory=list)
+    link_alternate: list[bool] = field(default_factory=list)
+    link_index: list[bool] = field(default_factory=list)
     link_regions: list[int] = field(default_factory=list)
     link_pagelet: list[int] = field(default_factory=list)
     pagelet_shingle: list[int] = field(default_factory=list)
@@ -141,6 +152,38 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
     return chain, own
 
 
+def template_role(el: Any) -> bool:
+    """Whether ``el`` or an ancestor names a template role (``link_classifier.TEMPLATE_ROLES``) by tag, id or class."""
+    for e in (el, *el.iterancestors()):
+        if not isinstance(e.tag, str):
+            continue
+        mask = TOKEN_ROLES.get(e.tag, 0)
+        for token in role_tokens(f"{e.get('id') or ''} {e.get('class') or ''}"):
+            mask |= TOKEN_ROLES.get(token, 0)
+        if mask & TEMPLATE_ROLES:
+            return True
+    return False
+
+
+def index_lists(pagelets: list[Any], blocks: list[Any]) -> list[bool]:
+    """Per pagelet: a link list (link density ≥ LINK_LIST) of at least INDEX_ANCHORS anchors whose
+    linked words are at least INDEX_SHARE of them plus the words of the content blocks outside it —
+    the page is that list (an index, a directory) whatever the per-page classifier made of its
+    link-dense blocks — unless its element or an ancestor names a template role (nav, aside, …)."""
+    content = [b for b in blocks if b.is_content]
+    total = sum(b.n_words for b in content)
+    out = []
+    for p in pagelets:
+        if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST or template_role(p.element):
+            out.append(False)
+            continue
+        linked = sum(len(WORDS.findall(" ".join(a.itertext()))) for a in p.links)
+        inside = sum(b.n_words for b in content if b.element is not None
+                     and (b.element is p.element or any(a is p.element for a in b.element.iterancestors())))
+        out.append(linked >= INDEX_SHARE * (linked + total - inside))
+    return out
+
+
 def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     """The summary of an analysed ``Document`` (``doc.url`` set)."""
     page = normalize_url(doc.url) if doc.url else None
@@ -155,6 +198,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.link_block = [link.block for link in links]
     facts.link_content = [bool(doc.is_content_link(link)) for link in links]
     facts.link_in_content = [0 <= link.block < len(blocks) and bool(blocks[link.block].is_content) for link in links]
+    facts.link_alternate = [link.alternate for link in links]
     if not options.site:
         return facts
     content = [b for b in blocks if b.is_content]
@@ -169,6 +213,8 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
                           for p in pagelets]
     facts.link_pagelet = [owner.get(link.element, -1) for link in links]
+    index = index_lists(pagelets, blocks)
+    facts.link_index = [p >= 0 and index[p] for p in facts.link_pagelet]
     facts.link_dense = [
         (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
         for p, b in zip(facts.link_pagelet, facts.link_block)]

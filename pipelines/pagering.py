@@ -19,6 +19,7 @@ import numpy as np
 
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitedecide import PageKeys
+from rankcrawl.pipelines.sitestate import page_key
 
 
 @dataclass
@@ -36,12 +37,14 @@ class Remembered:
     regions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     vector: dict[str, dict[str, int]] | None = None
     pending: set[str] = field(default_factory=set)
+    canonical_links: frozenset[str] | None = None
 
 
 def lean(f: PageFacts) -> PageFacts:
     """``f`` without the texts a re-decision does not read."""
     return PageFacts(url=f.url, title="", links=f.links, link_block=f.link_block, link_content=f.link_content,
-                     link_in_content=f.link_in_content, link_dense=f.link_dense, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
+                     link_in_content=f.link_in_content, link_dense=f.link_dense,
+                     link_alternate=f.link_alternate, link_index=f.link_index, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
                      region_depth=f.region_depth, region_own=f.region_own, lexical=f.lexical)
 
 
@@ -54,12 +57,19 @@ class RecentPages:
         self.by_key: dict[tuple[str, int], set[str]] = {}
         self.status: dict[tuple[str, int], bool] = {}
         self.warm: set[str] = set()
+        self.by_page_key: dict[bytes, str] = {}
 
     def __contains__(self, url: str) -> bool:
         return url in self.pages
 
     def get(self, url: str) -> Remembered | None:
         return self.pages.get(url)
+
+    def links_of(self, key: bytes | None) -> frozenset[str] | None:
+        """The link targets of the remembered page whose ``sitestate.page_key`` is ``key`` (None: not remembered)."""
+        url = self.by_page_key.get(key) if key is not None else None
+        page = self.pages.get(url) if url is not None else None
+        return frozenset(page.facts.links) if page is not None else None
 
     def add(self, page: Remembered, statuses: dict[int, bool]) -> None:
         """Remember ``page``, decided with ``statuses`` (its keys' template status; absent = no)."""
@@ -68,6 +78,7 @@ class RecentPages:
             self._drop(url)
         page.facts = lean(page.facts)
         self.pages[url] = page
+        self.by_page_key[page_key(url)] = url
         for k in self._keys(page):
             self.by_key.setdefault((page.host, k), set()).add(url)
             self.status.setdefault((page.host, k), statuses.get(k, False))
@@ -107,6 +118,7 @@ class RecentPages:
 
     def _drop(self, url: str) -> None:
         page = self.pages.pop(url)
+        self.by_page_key.pop(page_key(url), None)
         for k in self._keys(page):
             key = (page.host, k)
             owners = self.by_key.get(key)

@@ -18,7 +18,12 @@ blocks that the host's evidence shows are no template). The main region is the h
 page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
 the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
 classifier counted a sidebar heading as content does not pull its sidebar into the region; the
-page's own choice otherwise. A near-duplicate keeps no links.
+page's own choice otherwise. Also on a warm host: a page's index (``PageFacts.link_index``: a link list
+outweighing the page's content) counts unless it is a template, and the link lists of one DOM label
+(``ll`` class) that are mostly content count whole (``list_votes``). A near-duplicate's links are counted once (SPEC §2.6): it keeps only
+its links to targets its canonical page does not link to (a copy whose links lead into its own copy
+of the site keeps them, a mirror of the same links keeps none), and none when the canonical
+page's links are not known here.
 
 Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
 to one target make one edge, weighing the largest of their weights, or their sum with
@@ -100,8 +105,10 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
     """Links that may count under ``scope`` for some host evidence (the ones worth a weight)."""
     if scope != "content":
         return [True] * len(f.links)
-    return [c or b or (m > 0 and d) for c, m, b, d in
-            zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links), f.link_dense)]
+    alternate = f.link_alternate or [False] * len(f.links)
+    return [(c or b or (m > 0 and d)) and not a for c, m, b, d, a in
+            zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links),
+                f.link_dense, alternate)]
 
 
 def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
@@ -122,11 +129,28 @@ def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = Fal
     return list(edges.items())
 
 
+def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray, ll: np.ndarray) -> np.ndarray:
+    """``content`` with every link of a link-list class (pagelets sharing one DOM label, ``ll``) that
+    is no template and whose links are mostly content: the lists of one index get one decision."""
+    if not ll.size:
+        return content
+    cls = np.where(pagelet >= 0, ll[np.clip(pagelet, 0, len(ll) - 1)], 0).astype(np.uint64)
+    mine = (cls != 0) & ~in_template
+    if not mine.any():
+        return content
+    _, inverse = np.unique(cls[mine], return_inverse=True)
+    share = np.bincount(inverse, content[mine]) / np.bincount(inverse)
+    out = content.copy()
+    out[np.flatnonzero(mine)[share[inverse] >= 0.5]] = True
+    return out
+
+
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
-           region: int = 0) -> Decision:
+           region: int = 0, canonical_links: frozenset[str] | None = None) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
-    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host."""
+    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host;
+    ``canonical_links``: the link targets of a near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
     tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
     t_blocks = np.isin(keys.fp, tmpl)
@@ -143,13 +167,18 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
         if region > 0 and f.link_regions:
             kept |= np.asarray(f.link_dense, dtype=bool) & ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1)
-        content = content | kept
-    if duplicate:
-        counted = np.zeros(n, dtype=bool)
-    elif scope == "all":
+        if f.link_index:
+            kept |= np.asarray(f.link_index, dtype=bool)
+        content = list_votes(content | kept, in_template, pagelet, keys.ll)
+    if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:
         counted = ~in_template & (content if scope == "content" else True)
+        if scope == "content" and f.link_alternate:
+            counted &= ~np.asarray(f.link_alternate, dtype=bool)
+    if duplicate:
+        counted &= np.array([canonical_links is not None and t not in canonical_links for t in f.links],
+                            dtype=bool).reshape(n)
     link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
     return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,
                     np.flatnonzero(in_template).tolist(), np.flatnonzero(t_blocks).tolist(), duplicate)

@@ -188,6 +188,7 @@ class SiteAnalyzer:
         region = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm)
         duplicate = reply.canonical is not None
+        canonical_links = self.recent.links_of(reply.canonical) if duplicate else None
         vector = None
         if self.lexical and f.lexical:
             site_name = {t for t, c in zip(title_terms, reply.counts[len(counted) + len(vote):]) if warm and c >= floor}
@@ -200,13 +201,13 @@ class SiteAnalyzer:
         else:
             weights = [1.0] * len(f.links)
         d = decide(f, keys, lambda k: statuses.get(k, False), warm, duplicate, weights, self.scope, self.sum_repeated,
-                   region)
+                   region, canonical_links)
         before = self.recent.get(f.url)
         if replay and before is not None and before.edges != d.edges:
             self._queue(f.url, d.edges)
         pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
         self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
-                                   pending), statuses)
+                                   pending, canonical_links), statuses)
         for p in waiting:
             self._reweigh(p, f.url, vector, reply.df, reply.df_n)
         for url in sorted(dirty - {f.url}):
@@ -233,7 +234,7 @@ class SiteAnalyzer:
         if p.cold and warm and counts is not None:
             p.region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
         d = decide(p.facts, p.keys, lambda k: self.recent.is_template(p.host, k), warm, p.duplicate, p.weights,
-                   self.scope, self.sum_repeated, p.region)
+                   self.scope, self.sum_repeated, p.region, p.canonical_links)
         p.cold = not warm
         if d.edges != p.edges:
             p.edges = d.edges

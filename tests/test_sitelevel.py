@@ -143,14 +143,31 @@ def test_lexical_reweighs_stand_in_when_target_arrives(r):
     assert page(2)[0] not in pending and page(3)[0] in pending  # its link to page 2 re-weighed with page 2's vector
 
 
-def test_duplicate_page_keeps_no_links(r):
+def test_duplicate_page_keeps_no_link_its_canonical_page_has(r):
     sa = SiteAnalyzer(r, prefix="t:")
     _, html = page(1)
+    html = html.replace('href="/', f'href="{HOST}/')  # absolute links: a mirror links the same targets
     assert sa.process_doc(analyze(html, url=f"{HOST}/story/1")).edges
     dup = sa.process_doc(analyze(html.replace("<header>", "<header><p>Mirror</p>"), url="http://mirror.test/s1"))
     assert dup.duplicate and dup.edges == []
     again = sa.process_doc(analyze(html, url=f"{HOST}/story/1"))  # the canonical page re-crawled
     assert not again.duplicate and again.edges
+
+
+def test_copy_in_another_folder_keeps_the_links_into_its_own_copies(r):
+    """Links are counted once (SPEC §2.6): a copy whose relative links lead to other pages than its
+    canonical page's (an untranslated language folder) keeps them; without the canonical page's
+    links (another process decided it) a near-duplicate keeps none."""
+    sa = SiteAnalyzer(r, prefix="t:")
+    html = page(1)[1].replace('href="/story/', 'href="../story/')
+    canonical = sa.process_doc(analyze(html, url=f"{HOST}/en/story/1"))
+    copy = sa.process_doc(analyze(html, url=f"{HOST}/de/story/1"))
+    assert copy.duplicate and not canonical.duplicate
+    assert {t for t, _ in copy.edges} == {f"{HOST}/de/story/2", f"{HOST}/de/story/3"}
+    assert {t for t, _ in canonical.edges} == {f"{HOST}/en/story/2", f"{HOST}/en/story/3"}
+    other = SiteAnalyzer(r, prefix="t:")  # knows no page: the canonical page's links are unknown
+    third = other.process_doc(analyze(html, url=f"{HOST}/fr/story/1"))
+    assert third.duplicate and third.edges == []
 
 
 def test_bad_options_and_missing_url(r):
