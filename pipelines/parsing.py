@@ -1,4 +1,4 @@
-"""Text → lxml tree, robust to broken HTML, binary junk and absurdly deep nesting."""
+"""Text → lxml tree, robust to broken HTML, binary junk, absurdly deep nesting and endless hrefs."""
 
 from __future__ import annotations
 
@@ -22,6 +22,10 @@ SCAN_TOKENS = 4096
 """Tokens the attribute scan reads between two deadline checks (about 5 ms of tags)."""
 PARSE_CHUNK = 65536
 """Bytes fed to the parser between two deadline checks (about 0.1 s of the densest tags)."""
+MAX_HREF = 2083
+"""Longest ``href`` kept (Scrapy's ``URLLENGTH_LIMIT`` default: a longer URL is never requested);
+a longer one is removed after parsing, so its element is no link and no step pays for it (one
+100 kB ``data:`` or 3000-parameter href cost up to 0.1 s to normalise, each)."""
 MAX_ATTRIBUTES = 256
 """Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
 tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
@@ -174,4 +178,7 @@ def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | 
     root, too_deep = _parsed(text.encode("utf-8", errors="replace"), deadline)
     if too_deep:
         root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
+    if root is not None:
+        for el in root.xpath(f"//*[string-length(@href) > {MAX_HREF}]"):
+            del el.attrib["href"]
     return root
