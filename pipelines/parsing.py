@@ -26,6 +26,10 @@ MAX_HREF = 2083
 """Longest ``href`` kept (Scrapy's ``URLLENGTH_LIMIT`` default: a longer URL is never requested);
 a longer one is removed after parsing, so its element is no link and no step pays for it (one
 100 kB ``data:`` or 3000-parameter href cost up to 0.1 s to normalise, each)."""
+MAX_LINKS = 5_000
+"""Links (``<a href>``) kept per page, the first ones in document order; the href of every later
+one is removed (the 2,365 labelled pages have at most 1,777; the link model spends 30-60 µs on
+each, and the crawl writes each as an edge)."""
 MAX_ATTRIBUTES = 256
 """Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
 tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
@@ -179,6 +183,6 @@ def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | 
     if too_deep:
         root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
     if root is not None:
-        for el in root.xpath(f"//*[string-length(@href) > {MAX_HREF}]"):
+        for el in root.xpath(f"//*[string-length(@href) > {MAX_HREF}] | (//a[@href])[position() > {MAX_LINKS}]"):
             del el.attrib["href"]
     return root
