@@ -12,8 +12,9 @@ is killed at ``HARD_FACTOR`` × the budget). The wall time of each call is measu
 the byte cap), prefix (over the time budget: its first eighth analysed), refused (one error line:
 empty, binary, bad gzip, not a regular file, budget skipped), killed (stopped at the hard limit),
 failed (an unexpected exception inside analysis or a dead child, reported as one line) and crash (an
-exception escaping ``extract_file``, which would stop the batch). Peak memory is the largest maximum
-resident set size of this process and every child. A full run (>= 10,000 cases) rewrites the
+exception escaping ``extract_file``, which would stop the batch). Peak memory: the largest maximum
+resident set size of the sandbox children (the analysis), and apart that of this process (which
+builds the cases). A full run (>= 10,000 cases) rewrites the
 "fuzz" section of docs/BENCHMARKS.md.
 """
 
@@ -130,7 +131,8 @@ def fuzz(n: int, seed: int, timeout: float, scale: float = 1.0, max_bytes: int =
         sandbox.close()
     return {"outcomes": outcomes, "times": times, "cpu": cpu_times, "slowest": slowest, "problems": problems,
             "load": os.getloadavg()[0], "kills": sandbox.kills, "rss_before_mb": rss_before / 1024,
-            "rss_peak_mb": max(peak, sandbox.peak_rss_mb())}
+            "rss_peak_mb": max(peak, sandbox.peak_rss_mb()),
+            "bench_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def report(result: dict, n: int, seed: int, timeout: float) -> str:
@@ -162,8 +164,9 @@ def report(result: dict, n: int, seed: int, timeout: float) -> str:
             f"Crashes (exception escaping the per-file step): **{total['crash']}**; unexpected analysis errors: "
             f"**{total['failed']}**; hangs (> {HARD_LIMIT} s): **{total['hang']}**; files over {SLOW:g} s: "
             f"**{sum(t > SLOW for t in every)}** wall, **{sum(c > SLOW for c in every_cpu)}** CPU. "
-            f"Peak RSS {result['rss_peak_mb']:.0f} MB (the largest of this process and every sandbox child; "
-            f"before the first case {result['rss_before_mb']:.0f} MB). "
+            f"Peak RSS of the analysis (the sandbox children): **{result['rss_peak_mb']:.0f} MB**; of this bench "
+            f"process, which generates the cases in memory (hostile pages of tens of MB before the cap), "
+            f"{result['bench_rss_mb']:.0f} MB (before the first case {result['rss_before_mb']:.0f} MB). "
             f"Wall times are per file in this process; the machine's load average was {result['load']:.1f} "
             f"at the end (2 cores shared), so CPU seconds are the fairer figure.\n\n"
             f"Slowest cases:\n{slow}\n\nProblems:\n{problems}\n")

@@ -108,11 +108,10 @@ class Sandbox:
         raise HardTimeout()
 
     def peak_rss_mb(self) -> float:
-        """The largest resident set of any child so far, and of this process, in MB."""
+        """The largest resident set of any child so far (every ended child of this process counts), in MB."""
         if self.proc is not None:
             self._note_peak()
-        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        return max(self.peak_kb, children, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
+        return max(self.peak_kb, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
 
     def close(self) -> None:
         self._stop()
