@@ -68,7 +68,7 @@ class PageFacts:
     title: str
     truncated: bool = False
     outcome: str = "complete"
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)
     """Wall time ``analyze_page`` spent on the page (what RANKCRAWL_ANALYSIS_TIMEOUT bounds)."""
     self_links: int = 0
     block_text: list[str] = field(default_factory=list)
