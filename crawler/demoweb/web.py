@@ -115,6 +115,7 @@ class DemoWeb:
         self.hits: Counter[str] = Counter()
         self.hit_log: list[tuple[float, str]] = []
         self._hits_lock = threading.Lock()
+        self._urls: dict[tuple[int, str], str] = {}
         self._plan()
         self._render()
 
@@ -193,7 +194,10 @@ class DemoWeb:
     # -- generation --------------------------------------------------------------------------
 
     def _url(self, host: int, path: str) -> str:
-        return normalize_url(self.origins[host] + path)  # type: ignore[return-value]
+        key = (host, path)
+        if key not in self._urls:
+            self._urls[key] = normalize_url(self.origins[host] + path)  # type: ignore[assignment]
+        return self._urls[key]
 
     def _plan(self) -> None:
         """The link structure: articles, their sections, authorities and prose citations."""
@@ -216,11 +220,14 @@ class DemoWeb:
         n_auth = max(2, self.n_hosts // 2 + 1)
         self._authorities = rng.sample([(h, i) for h in range(self.n_hosts) for i in range(n_articles)], n_auth)
         everything = [(h, i) for h in range(self.n_hosts) for i in range(n_articles)]
+        by_topic: dict[int, list[tuple[int, int]]] = {}
+        for t in everything:
+            by_topic.setdefault(self.articles[t[0]][t[1]].topic, []).append(t)
         for h, host_articles in enumerate(self.articles):
             for i, article in enumerate(host_articles):
-                same = [t for t in everything if self.articles[t[0]][t[1]].topic == article.topic]
+                same = by_topic.get(article.topic, [])
                 near = set(related_topics(article.topic)[1:])
-                neighbours = [t for t in everything if self.articles[t[0]][t[1]].topic in near]
+                neighbours = sorted(t for topic in near for t in by_topic.get(topic, []))
                 targets: list[tuple[int, int]] = []
                 for _ in range(rng.randint(2, 5)):
                     pool = rng.choices((same, neighbours, everything), LINK_TOPICS)[0] or everything
