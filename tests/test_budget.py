@@ -73,7 +73,7 @@ def test_hostile_pages_end_near_the_budget(html: bytes) -> None:
     start = time.process_time()  # CPU time: the 2-core test machine is often loaded (wall time is not ours)
     r = analyze_within(html, "http://a.example/", timeout=0.5)
     assert r.outcome in ("prefix", "skipped")
-    assert time.process_time() - start < 5.0  # budget 0.5 s: about 1.5 x 0.5 s plus the unchecked steps
+    assert time.process_time() - start < 2.0  # budget 0.5 s for the whole work (1.25 x at most) plus one unchecked stretch
 
 
 def test_timeout_setting_is_read_from_scrapy_settings() -> None:
