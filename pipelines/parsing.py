@@ -169,9 +169,13 @@ def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | No
     if deadline is None or len(data) <= PARSE_CHUNK:
         root, log = etree.fromstring(data, parser), parser.error_log
     else:
-        for i in range(0, len(data), PARSE_CHUNK):
-            deadline.check("parse")
-            parser.feed(data[i:i + PARSE_CHUNK])
+        try:
+            for i in range(0, len(data), PARSE_CHUNK):
+                deadline.check("parse")
+                parser.feed(data[i:i + PARSE_CHUNK])
+        except BaseException:
+            parser.close()  # an abandoned push parse keeps its partial tree alive (libxml2 never frees it)
+            raise
         root, log = parser.close(), parser.feed_error_log
     return root, any(e.type_name == "ERR_RESOURCE_LIMIT" for e in log)
 
