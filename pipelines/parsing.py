@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from typing import NamedTuple
@@ -174,7 +175,8 @@ def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | No
                 deadline.check("parse")
                 parser.feed(data[i:i + PARSE_CHUNK])
         except BaseException:
-            parser.close()  # an abandoned push parse keeps its partial tree alive (libxml2 never frees it)
+            with contextlib.suppress(etree.Error):  # nothing fed yet: "no element found"
+                parser.close()  # an abandoned push parse keeps its partial tree alive (libxml2 never frees it)
             raise
         root, log = parser.close(), parser.feed_error_log
     return root, any(e.type_name == "ERR_RESOURCE_LIMIT" for e in log)
