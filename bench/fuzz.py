@@ -4,15 +4,18 @@
 
 Every case (``bench.hostile``: random bytes, mutated HTML, regex bombs, deep nesting, gzip bombs,
 bogus charsets, huge attributes, hostile hrefs, NUL bytes, UTF-16/32, plus FIFOs and /dev/zero) is
-written to a file and given to ``extract_file`` exactly as the command does (read the regular file
-up to the page cap, analyse within ``--timeout`` seconds, JSON line). The wall time of each call is
-measured in this process; a call still running after ``HARD_LIMIT`` s is interrupted (SIGALRM) and
-counted as a hang. Outcomes: analysed, truncated (over the byte cap), prefix (over the time budget:
-its first eighth analysed), refused (one error line: empty, binary, bad gzip, not a regular file,
-budget skipped), failed (an unexpected exception inside analysis, reported as one line) and crash
-(an exception escaping ``extract_file``, which would stop the batch). Peak memory is the process's
-maximum resident set size. A full run (>= 10,000 cases) rewrites the "fuzz" section of
-docs/BENCHMARKS.md.
+written to a file and given to ``extract_file`` exactly as the command does (in a ``Sandbox`` child:
+read the regular file up to the page cap, analyse within ``--timeout`` seconds, JSON line; the child
+is killed at ``HARD_FACTOR`` × the budget). The wall time of each call is measured in this process
+(CPU time: the child's; a killed child's is counted as its wall time); a call still running after
+``HARD_LIMIT`` s is interrupted (SIGALRM) and counted as a hang. Outcomes: analysed, truncated (over
+the byte cap), prefix (over the time budget: its first eighth analysed), refused (one error line:
+empty, binary, bad gzip, not a regular file, budget skipped), killed (stopped at the hard limit),
+failed (an unexpected exception inside analysis or a dead child, reported as one line) and crash (an
+exception escaping ``extract_file``, which would stop the batch). Peak memory: the largest maximum
+resident set size of the sandbox children (the analysis), and apart that of this process (which
+builds the cases). A full run (>= 10,000 cases) rewrites the
+"fuzz" section of docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ import click
 
 from bench.hostile import KINDS, hostile_case
 from bench.report import markdown_table, write_section
-from rankcrawl.crawler.cli.extract import extract_file
+from rankcrawl.crawler.cli.extract import extract_file, warm
+from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, Sandbox
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
 
 HARD_LIMIT = 60
@@ -51,14 +55,15 @@ def classify(line: str | None, notes: list[str]) -> str:
     text = " ".join(notes)
     if line is not None:
         return "prefix" if "budget" in text else "truncated" if "truncated" in text else "analysed"
-    if "analysis failed" in text or "too complex" in text:
+    if "analysis failed" in text or "too complex" in text or "process died" in text:
         return "failed"
-    return "refused"
+    return "killed" if "analysis stopped at" in text else "refused"
 
 
-def run_case(folder: Path, index: int, kind: str, rng: random.Random, scale: float,
-             timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> tuple[str, float, float, str]:
-    """(outcome, wall seconds, CPU seconds, first note) of one generated case of ``kind`` (or a FIFO / /dev/zero)."""
+def run_case(folder: Path, index: int, kind: str, rng: random.Random, scale: float, timeout: float,
+             sandbox: Sandbox, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> tuple[str, float, float, str]:
+    """(outcome, wall seconds, CPU seconds, first note) of one generated case of ``kind`` (or a FIFO /
+    /dev/zero). CPU: the sandbox child's, or the wall time when it was killed."""
     if kind == "FIFO":
         path = folder / f"case{index}.html"
         os.mkfifo(path)
@@ -68,9 +73,9 @@ def run_case(folder: Path, index: int, kind: str, rng: random.Random, scale: flo
         suffix, data = hostile_case(rng, kind, scale)
         path = folder / f"case{index}{suffix}"
         path.write_bytes(data)
-    start, cpu = time.perf_counter(), time.process_time()
+    start = time.perf_counter()
     try:
-        line, notes = extract_file(path, "http://fuzz.example/dir/page.html", timeout, max_bytes)
+        line, notes = extract_file(path, "http://fuzz.example/dir/page.html", timeout, max_bytes, sandbox)
         outcome = classify(line, notes)
         if line is not None:
             line.encode("utf-8")  # what the command writes to stdout
@@ -78,7 +83,8 @@ def run_case(folder: Path, index: int, kind: str, rng: random.Random, scale: flo
         outcome, notes = "hang", []
     except Exception as exc:  # noqa: BLE001 - a crash is what this benchmark counts
         outcome, notes = "crash", [f"{type(exc).__name__}: {exc}"[:300]]
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    seconds = time.perf_counter() - start
+    cpu = seconds if sandbox.last_cpu is None else sandbox.last_cpu
     if path.parent == folder:
         path.unlink()
     return outcome, seconds, cpu, notes[0] if notes else ""
@@ -104,12 +110,13 @@ def fuzz(n: int, seed: int, timeout: float, scale: float = 1.0, max_bytes: int =
     problems: list[tuple[str, str, str]] = []
     previous = signal.signal(signal.SIGALRM, _alarm)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    sandbox = Sandbox(warm)
     try:
         with tempfile.TemporaryDirectory(prefix="rankcrawl-fuzz-") as tmp:
             for i, kind in enumerate(kinds_for(n, rng)):
                 signal.alarm(HARD_LIMIT)
                 try:
-                    outcome, seconds, cpu, note = run_case(Path(tmp), i, kind, rng, scale, timeout, max_bytes)
+                    outcome, seconds, cpu, note = run_case(Path(tmp), i, kind, rng, scale, timeout, sandbox, max_bytes)
                 finally:
                     signal.alarm(0)
                 outcomes[kind][outcome] += 1
@@ -120,14 +127,17 @@ def fuzz(n: int, seed: int, timeout: float, scale: float = 1.0, max_bytes: int =
                     problems.append((kind, outcome, note))
     finally:
         signal.signal(signal.SIGALRM, previous)
+        peak = sandbox.peak_rss_mb()
+        sandbox.close()
     return {"outcomes": outcomes, "times": times, "cpu": cpu_times, "slowest": slowest, "problems": problems,
-            "load": os.getloadavg()[0],
-            "rss_before_mb": rss_before / 1024, "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "load": os.getloadavg()[0], "kills": sandbox.kills, "rss_before_mb": rss_before / 1024,
+            "rss_peak_mb": max(peak, sandbox.peak_rss_mb()),
+            "bench_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def report(result: dict, n: int, seed: int, timeout: float) -> str:
     outcomes, times, cpu = result["outcomes"], result["times"], result["cpu"]
-    columns = ["analysed", "truncated", "prefix", "refused", "failed", "crash", "hang"]
+    columns = ["analysed", "truncated", "prefix", "refused", "killed", "failed", "crash", "hang"]
 
     def figures(ts: list[float], cs: list[float]) -> list[object]:
         ts, cs = sorted(ts), sorted(cs)
@@ -148,12 +158,15 @@ def report(result: dict, n: int, seed: int, timeout: float) -> str:
                      for s, kind, outcome, note in result["slowest"])
     problems = "\n".join(f"- {kind}: {outcome}: {note}" for kind, outcome, note in result["problems"][:20]) or "- none"
     return (f"Command: `python -m bench.fuzz --cases {n} --seed {seed} --timeout {timeout:g}` "
-            f"(`rankcrawl extract --timeout {timeout:g}` per-file logic, in one process, one file at a time).\n\n"
+            f"(`rankcrawl extract --timeout {timeout:g}` per-file logic, one file at a time, each in the command's "
+            f"sandbox child process, killed at {HARD_FACTOR:g} × the budget: outcome \"killed\").\n\n"
             f"{table}\n\n"
             f"Crashes (exception escaping the per-file step): **{total['crash']}**; unexpected analysis errors: "
             f"**{total['failed']}**; hangs (> {HARD_LIMIT} s): **{total['hang']}**; files over {SLOW:g} s: "
             f"**{sum(t > SLOW for t in every)}** wall, **{sum(c > SLOW for c in every_cpu)}** CPU. "
-            f"Peak RSS {result['rss_peak_mb']:.0f} MB (before the first case {result['rss_before_mb']:.0f} MB). "
+            f"Peak RSS of the analysis (the sandbox children): **{result['rss_peak_mb']:.0f} MB**; of this bench "
+            f"process, which generates the cases in memory (hostile pages of tens of MB before the cap), "
+            f"{result['bench_rss_mb']:.0f} MB (before the first case {result['rss_before_mb']:.0f} MB). "
             f"Wall times are per file in this process; the machine's load average was {result['load']:.1f} "
             f"at the end (2 cores shared), so CPU seconds are the fairer figure.\n\n"
             f"Slowest cases:\n{slow}\n\nProblems:\n{problems}\n")

@@ -8,9 +8,11 @@ from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import Document
 from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.steps import PageState, preset, run_steps
+from rankcrawl.settings.defaults import DEFAULTS
 
-DEFAULT_MAX_PAGE_BYTES = 5_000_000
-"""Pages larger than this are cut (bytes; characters for ``str`` input) and flagged ``truncated``."""
+DEFAULT_MAX_PAGE_BYTES: int = DEFAULTS["RANKCRAWL_MAX_PAGE_BYTES"]
+"""Pages larger than this are cut (bytes; characters for ``str`` input) and flagged ``truncated``:
+the crawl's default (RANKCRAWL_MAX_PAGE_BYTES), which ``rankcrawl extract`` applies as well."""
 
 
 def analyze(

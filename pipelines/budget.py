@@ -2,12 +2,15 @@
 
 Every analysis step is linear in the page, but a large link- or tag-dense page still costs seconds
 and a crawl analyses pages in a few threads. ``analyze_within`` runs ``analyze`` with a ``Deadline``
-(``deadline.py``) checked between the steps, every ``CHECK_EVERY`` elements while blocks are built
-and tags flattened, and every ``CHECK_EVERY`` anchors while links are resolved. When it passes, the
-page is analysed again on its first ``PREFIX_SHARE`` with half the budget (flagged ``truncated``);
-when that passes too, the page is skipped. Worst case ≈ 1.5 × the budget plus the steps that run
-unchecked: lxml's parse and the attribute scan before it, block fusion, the classifier's features,
-and the text statistics of one block (fuzz, 5 MB pages: up to about 1.4 s of CPU in all)."""
+(``deadline.py``) checked between the steps, every ``PARSE_CHUNK`` bytes while the page is scanned
+and parsed (``parsing.py``), every ``CHECK_EVERY`` elements while blocks are built and tags
+flattened, and every ``LINK_CHECK_EVERY`` anchors while links are resolved. The budget bounds the
+whole per-page work, counted from ``started`` (``rankcrawl extract`` passes the moment it began
+reading the file, so decompression counts too): the whole page gets the first ``FULL_SHARE`` of it;
+when that passes, the page's first ``PREFIX_SHARE`` is analysed until the budget's end (at least
+``MIN_PREFIX_SHARE`` of it), flagged ``truncated``; when that passes too, the page is skipped. Worst
+case ≈ (1 + ``MIN_PREFIX_SHARE``) × the budget plus the steps that run unchecked between two
+checks: block fusion, the classifier's features and the text statistics of one block."""
 
 from __future__ import annotations
 
@@ -17,11 +20,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES, analyze
-from rankcrawl.pipelines.deadline import CHECK_EVERY, AnalysisTimeout, Deadline
+from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
 from rankcrawl.pipelines.document import Document, Link
 
 PREFIX_SHARE = 0.125
 """Share of the page (bytes) analysed when the whole page did not fit the budget."""
+FULL_SHARE = 0.5
+"""Share of the budget the whole page may use; its prefix gets the rest."""
+MIN_PREFIX_SHARE = 0.25
+"""Share of the budget the prefix always gets, even when the whole page's attempt ran over."""
+LINK_CHECK_EVERY = 8
+"""Anchors resolved between two deadline checks (one hostile href of ``parsing.MAX_HREF``
+characters can cost 10 ms to normalise)."""
 
 
 @dataclass
@@ -38,16 +48,16 @@ class Budgeted:
 
 
 def _resolve_links(doc: Document, deadline: Deadline) -> None:
-    """Resolve every link of ``doc`` now, checking ``deadline`` every ``CHECK_EVERY`` anchors."""
+    """Resolve every link of ``doc`` now, checking ``deadline`` every ``LINK_CHECK_EVERY`` anchors."""
     make = doc.make_links
     if make is None:
         return
 
     def chunked(anchors: list[Any], block: int) -> list[Link]:
         out: list[Link] = []
-        for j in range(0, len(anchors), CHECK_EVERY):
+        for j in range(0, len(anchors), LINK_CHECK_EVERY):
             deadline.check("links")
-            out += make(anchors[j:j + CHECK_EVERY], block)
+            out += make(anchors[j:j + LINK_CHECK_EVERY], block)
         return out
 
     doc.make_links = chunked
@@ -72,20 +82,25 @@ def _attempt(html: bytes | str, url: str | None, encoding: str | None, seconds: 
 
 def analyze_within(html: bytes | str, url: str | None = None, encoding: str | None = None, *,
                    timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, links: bool = True,
-                   **opts: Any) -> Budgeted:
-    """``analyze`` (same arguments) within ``timeout`` seconds (0 or less: no budget).
+                   started: float | None = None, **opts: Any) -> Budgeted:
+    """``analyze`` (same arguments) within ``timeout`` seconds (0 or less: no budget) from ``started``
+    (``time.monotonic()``; default now).
 
     ``links``: also resolve every link under the budget (what the crawl's pipeline reads next).
     """
-    start = time.monotonic()
+    start = time.monotonic() if started is None else started
+    if timeout <= 0:
+        return Budgeted(_attempt(html, url, encoding, math.inf, max_bytes, links, opts), "complete",
+                        time.monotonic() - start)
     try:
-        doc = _attempt(html, url, encoding, timeout if timeout > 0 else math.inf, max_bytes, links, opts)
+        doc = _attempt(html, url, encoding, start + timeout * FULL_SHARE - time.monotonic(), max_bytes, links, opts)
         return Budgeted(doc, "complete", time.monotonic() - start)
     except AnalysisTimeout:
         pass
     cut = max(1, int(min(len(html), max_bytes) * PREFIX_SHARE))
+    left = max(start + timeout - time.monotonic(), timeout * MIN_PREFIX_SHARE)
     try:
-        doc = _attempt(html, url, encoding, timeout / 2, cut, links, opts)
+        doc = _attempt(html, url, encoding, left, cut, links, opts)
         return Budgeted(doc, "prefix", time.monotonic() - start)
     except AnalysisTimeout:
         return Budgeted(None, "skipped", time.monotonic() - start)

@@ -249,7 +249,8 @@ class PageAnalyzer:
                                 ("rankcrawl/site/unwritten", site.unwritten + left),
                                 ("rankcrawl/analysis/workers", self.pool.workers),
                                 ("rankcrawl/analysis/worker_restarts", self.pool.restarts),
-                                ("rankcrawl/analysis/in_flight_max", self.pool.peak)):
+                                ("rankcrawl/analysis/in_flight_max", self.pool.peak),
+                                ("rankcrawl/analysis/slowest_ms", round(self.pool.slowest * 1000))):
                 stats.set_value(name, value)
 
     def _write(self, repush: list[tuple[str, Edges]]) -> int:

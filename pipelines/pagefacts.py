@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,8 @@ class PageFacts:
     title: str
     truncated: bool = False
     outcome: str = "complete"
+    seconds: float = field(default=0.0, compare=False)
+    """Wall time ``analyze_page`` spent on the page (what RANKCRAWL_ANALYSIS_TIMEOUT bounds)."""
     self_links: int = 0
     block_text: list[str] = field(default_factory=list)
     block_content: list[bool] = field(default_factory=list)
@@ -248,11 +251,13 @@ def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptio
     """Parse, classify and summarise one fetched page within ``options.timeout`` seconds (the
     function worker processes run); ``outcome`` says whether the page, its prefix or nothing
     (``"skipped"``, no facts) fitted the budget (``budget.analyze_within``)."""
+    start = time.monotonic()
     opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
     budgeted = analyze_within(body, url=url, encoding=encoding, timeout=options.timeout, max_bytes=options.max_bytes,
-                              **opts)
+                              started=start, **opts)
     if budgeted.doc is None:
-        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped")
+        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=time.monotonic() - start)
     facts = facts_of(budgeted.doc, options)
     facts.outcome = budgeted.outcome
+    facts.seconds = time.monotonic() - start
     return facts

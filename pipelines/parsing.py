@@ -1,7 +1,8 @@
-"""Text → lxml tree, robust to broken HTML, binary junk and absurdly deep nesting."""
+"""Text → lxml tree, robust to broken HTML, binary junk, absurdly deep nesting and endless hrefs."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from typing import NamedTuple
@@ -17,6 +18,18 @@ VOID_TAGS = frozenset(
     "area base br col embed hr img input keygen link meta param source track wbr".split()
 )
 TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*+)([^>]*+)>")
+SCAN_TOKENS = 4096
+"""Tokens the attribute scan reads between two deadline checks (about 5 ms of tags)."""
+PARSE_CHUNK = 65536
+"""Bytes fed to the parser between two deadline checks (about 0.1 s of the densest tags)."""
+MAX_HREF = 2083
+"""Longest ``href`` kept (Scrapy's ``URLLENGTH_LIMIT`` default: a longer URL is never requested);
+a longer one is removed after parsing, so its element is no link and no step pays for it (one
+100 kB ``data:`` or 3000-parameter href cost up to 0.1 s to normalise, each)."""
+MAX_LINKS = 5_000
+"""Links (``<a href>``) kept per page, the first ones in document order; the href of every later
+one is removed (the 2,365 labelled pages have at most 1,777; the link model spends 30-60 µs on
+each, and the crawl writes each as an edge)."""
 MAX_ATTRIBUTES = 256
 """Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
 tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
@@ -51,8 +64,9 @@ def _raw_content(name: str) -> str:
 
 class _Scanner(NamedTuple):
     short_tags: re.Pattern[str]
-    """The page up to its first tag of over ``limit`` attributes, in one pass: every token is atomic
-    and consumes at least one character, so the scan is linear."""
+    """Up to ``SCAN_TOKENS`` tokens of the page, stopping before a tag of over ``limit`` attributes:
+    every token is atomic and consumes at least one character, so the scan is linear, and a scan
+    resumed where one stopped reads the same tokens."""
     long_tag: re.Pattern[str]
     first_attributes: re.Pattern[str]
 
@@ -71,7 +85,7 @@ def _scanner(limit: int) -> _Scanner:
         rf"{_TAG_NAME}{short}",
         r"<(?![a-zA-Z!?/])",
     ])
-    return _Scanner(re.compile(rf"(?>{token})*+"),
+    return _Scanner(re.compile(rf"(?>{token}){{0,{SCAN_TOKENS}}}+"),
                     re.compile(rf"({_TAG_NAME})(?:{_NEXT_ATTRIBUTE})*+([\t\n\f\r /]*+)(>?)"),
                     re.compile(rf"{_TAG_NAME}(?:{_NEXT_ATTRIBUTE}){{{limit}}}"))
 
@@ -94,12 +108,19 @@ def _end(m: re.Match[str] | None) -> int:
     return m.end()
 
 
-def cap_attributes(html: str, limit: int = MAX_ATTRIBUTES) -> str:
-    """``html`` with every tag of over ``limit`` attributes cut to its first ``limit``."""
+def cap_attributes(html: str, limit: int = MAX_ATTRIBUTES, deadline: Deadline | None = None) -> str:
+    """``html`` with every tag of over ``limit`` attributes cut to its first ``limit``; ``deadline`` is
+    checked every ``SCAN_TOKENS`` tokens."""
     scan = _scanner(limit)
     out: list[str] = []
-    pos, end = 0, len(html)
-    while (stop := _end(scan.short_tags.match(html, pos))) < end:
+    pos = at = 0  # copied up to pos, scanned up to at
+    end = len(html)
+    while (stop := _end(scan.short_tags.match(html, at))) < end:
+        if stop > at:  # SCAN_TOKENS tokens read, no long tag yet
+            if deadline is not None:
+                deadline.check("parse")
+            at = stop
+            continue
         tag = scan.long_tag.match(html, stop)
         kept = scan.first_attributes.match(html, stop)
         assert tag is not None and kept is not None  # SHORT_TAGS stops only at such a tag
@@ -110,6 +131,7 @@ def cap_attributes(html: str, limit: int = MAX_ATTRIBUTES) -> str:
         if name in RAW_CONTENT and not self_closing:
             pos = _end(RAW_CONTENT[name].match(html, pos))
             out.append(html[tag.end():pos])
+        at = pos
     return "".join([*out, html[pos:]]) if out else html
 
 
@@ -142,13 +164,32 @@ def flatten_deep(html: str, max_depth: int = MAX_DEPTH, deadline: Deadline | Non
     return TAG.sub(tag, html[:end]) + html[end:]
 
 
+def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | None, bool]:
+    """(root, nesting too deep) of ``data``; with a ``deadline``, fed to the parser in ``PARSE_CHUNK``
+    pieces and checked before each (libxml2's push parser builds the same tree as one ``fromstring``)."""
+    parser = _parser()
+    if deadline is None or len(data) <= PARSE_CHUNK:
+        root, log = etree.fromstring(data, parser), parser.error_log
+    else:
+        try:
+            for i in range(0, len(data), PARSE_CHUNK):
+                deadline.check("parse")
+                parser.feed(data[i:i + PARSE_CHUNK])
+        except BaseException:
+            with contextlib.suppress(etree.Error):  # nothing fed yet: "no element found"
+                parser.close()  # an abandoned push parse keeps its partial tree alive (libxml2 never frees it)
+            raise
+        root, log = parser.close(), parser.feed_error_log
+    return root, any(e.type_name == "ERR_RESOURCE_LIMIT" for e in log)
+
+
 def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | None:
     """The root ``<html>`` element of ``text`` (None for a page without any content)."""
-    text = cap_attributes(CONTROL.sub(" ", text))
-    data = text.encode("utf-8", errors="replace")
-    parser = _parser()
-    root = etree.fromstring(data, parser)
-    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
-        parser = _parser()
-        root = etree.fromstring(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), parser)
+    text = cap_attributes(CONTROL.sub(" ", text), deadline=deadline)
+    root, too_deep = _parsed(text.encode("utf-8", errors="replace"), deadline)
+    if too_deep:
+        root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
+    if root is not None:
+        for el in root.xpath(f"//*[string-length(@href) > {MAX_HREF}] | (//a[@href])[position() > {MAX_LINKS}]"):
+            del el.attrib["href"]
     return root

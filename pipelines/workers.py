@@ -80,6 +80,8 @@ class AnalysisPool:
         self.restarts = 0
         self.peak = 0
         self.served = 0
+        self.slowest = 0.0
+        """Seconds the slowest page's analysis took in its worker (``PageFacts.seconds``)."""
 
     def start(self) -> None:
         """Start and warm the worker processes (returns at once; warming runs in the background)."""
@@ -95,7 +97,9 @@ class AnalysisPool:
         """The page's facts; awaits a free slot first (backpressure)."""
         if not self.workers:
             self.served += 1
-            return await maybe_deferred_to_future(deferToThread(analyze_page, url, body, encoding, self.options))
+            facts = await maybe_deferred_to_future(deferToThread(analyze_page, url, body, encoding, self.options))
+            self.slowest = max(self.slowest, facts.seconds)
+            return facts
         await maybe_deferred_to_future(self.slots.acquire())
         self.peak = max(self.peak, self.slots.limit - self.slots.tokens)
         try:
@@ -115,6 +119,7 @@ class AnalysisPool:
                         self.workers = 0
                 raise WorkerCrashed(f"an analysis worker died on {url}") from None
             self.served += 1
+            self.slowest = max(self.slowest, facts.seconds)
             return facts
         finally:
             self.slots.release()

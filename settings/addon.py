@@ -12,6 +12,7 @@ bad one stops it with a ``SettingError`` naming the setting and its allowed valu
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 from types import TracebackType
 from typing import Any
@@ -87,6 +88,7 @@ class Addon:
     def from_crawler(cls, crawler: Any) -> Addon:
         from scrapy.exceptions import NotConfigured
 
+        report_uncaught_setting_errors()  # a spider's custom_settings are first read here
         if not RankcrawlConfig.from_settings(crawler.settings).enabled:  # SettingError: the crawl does not start
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         return cls()
@@ -118,13 +120,34 @@ def _one_line_hook(previous: Any) -> Any:
     return hook
 
 
+class OneLineSettingError(logging.Filter):
+    """Rewrites a log record that carries an unhandled ``SettingError`` into its one line, no traceback.
+
+    A spider's ``custom_settings`` reach the add-on only when its crawler starts, inside Scrapy's
+    crawl task: Scrapy marks the crawl failed (``scrapy crawl`` exits with status 1) and asyncio
+    logs the exception with its traceback. (With a non-asyncio ``TWISTED_REACTOR``, Twisted also
+    prints the failure's frameless two-line summary itself, outside logging.)"""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, SettingError):
+            record.msg, record.args, record.exc_info, record.exc_text = "rankcrawl: error: %s", (exc,), None, None
+        return True
+
+
 def report_uncaught_setting_errors() -> None:
     """Make a ``SettingError`` that nobody catches end the process with its one line (exit status 1)
     instead of a traceback. ``scrapy crawl`` creates its crawler process (which runs
-    ``update_pre_crawler_settings``) outside its own error handling, so the error is uncaught there;
-    a script that catches the error is unaffected (the hook only sees uncaught exceptions)."""
+    ``update_pre_crawler_settings``) outside its own error handling, so the error is uncaught there
+    (``sys.excepthook``); one raised when a crawler starts (a spider's ``custom_settings``) is logged
+    by the event loop (``OneLineSettingError``). A script that catches the error is unaffected (the
+    hook and the loggers only see uncaught exceptions)."""
     if not getattr(sys.excepthook, "rankcrawl", False):
         sys.excepthook = _one_line_hook(sys.excepthook)
+    for name in ("asyncio", "twisted"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, OneLineSettingError) for f in logger.filters):
+            logger.addFilter(OneLineSettingError())
 
 
 def check_extras(config: RankcrawlConfig) -> None:

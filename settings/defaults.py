@@ -44,8 +44,8 @@ SETTINGS: tuple[Setting, ...] = (
             Flag()),
     Setting("RANKCRAWL_MAX_PAGE_BYTES", 2_000_000, "Pages are analysed up to this many bytes; DOWNLOAD_MAXSIZE is 4× this.",
             Int(1)),
-    Setting("RANKCRAWL_ANALYSIS_TIMEOUT", 5.0, "Seconds of analysis per page; past it the page's first eighth is analysed, "
-            "else it is skipped (stats). 0 = no limit.", Number(0.0, closed=True)),
+    Setting("RANKCRAWL_ANALYSIS_TIMEOUT", 5.0, "Seconds of analysis per page, decoding and parsing included: the whole page "
+            "gets half, then its first eighth the rest, else it is skipped (stats). 0 = no limit.", Number(0.0, closed=True)),
     Setting("RANKCRAWL_ALLOW_PRIVATE", False, "Allow requests to private, loopback, link-local, reserved addresses.", Flag()),
     Setting("RANKCRAWL_SSRF_FAIL_OPEN", False, "Let a request through when its host name cannot be resolved "
             "(the address guard fails closed by default).", Flag()),

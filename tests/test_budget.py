@@ -35,15 +35,23 @@ def test_a_passed_deadline_stops_analysis_between_steps() -> None:
 
 
 class FirstAttemptTimesOut(Deadline):
-    """The whole-page attempt (full budget) passes its deadline at block building; the prefix one never."""
+    """The whole-page attempt (the first deadline made) passes it at block building; the prefix one never."""
+
+    made = 0
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        FirstAttemptTimesOut.made += 1
+        self.first = FirstAttemptTimesOut.made == 1
 
     def check(self, step: str) -> None:
-        if self.seconds == 1.0 and step == "blocks":
+        if self.first and step == "blocks":
             raise AnalysisTimeout(step)
 
 
 def test_page_over_budget_is_analysed_on_its_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(budget, "Deadline", FirstAttemptTimesOut)
+    monkeypatch.setattr(FirstAttemptTimesOut, "made", 0)
     html = ("<html><body>" + PARA * 80 + "</body></html>").encode()
     r = analyze_within(html, "http://a.example/", timeout=1.0)
     assert r.outcome == "prefix" and r.doc.truncated
@@ -65,7 +73,7 @@ def test_hostile_pages_end_near_the_budget(html: bytes) -> None:
     start = time.process_time()  # CPU time: the 2-core test machine is often loaded (wall time is not ours)
     r = analyze_within(html, "http://a.example/", timeout=0.5)
     assert r.outcome in ("prefix", "skipped")
-    assert time.process_time() - start < 5.0  # budget 0.5 s: about 1.5 x 0.5 s plus the unchecked steps
+    assert time.process_time() - start < 2.0  # budget 0.5 s for the whole work (1.25 x at most) plus one unchecked stretch
 
 
 def test_timeout_setting_is_read_from_scrapy_settings() -> None:

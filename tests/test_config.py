@@ -36,7 +36,19 @@ BAD = [  # (setting, value, allowed values the message must name)
     ("RANKCRAWL_EDGE_BUFFER", "1.5", "an integer ≥ 1"),
     ("RANKCRAWL_KEY_PREFIX", "a b", "a non-empty string without spaces"),
     ("RANKCRAWL_REDIS_URL", "http://user:secret@db.example/0", "a redis://, rediss:// or unix:// URL"),
+    ("RANKCRAWL_ENABLED", "maybe", "True or False"),
+    ("RANKCRAWL_SITE_LEVEL", "sometimes", "True or False"),
+    ("RANKCRAWL_SSRF_FAIL_OPEN", "open", "True or False"),
+    ("RANKCRAWL_BIAS_TO_SEEDS", "seeds", "True or False"),
+    ("RANKCRAWL_RANKER", "always", "True or False"),
+    ("RANKCRAWL_DISTRIBUTED", "cluster", "True or False"),
+    ("RANKCRAWL_SUM_REPEATED_LINKS", "sum", "True or False"),
+    ("RANKCRAWL_ANALYSIS_TIMEOUT", "-1", "a number ≥ 0"),
+    ("RANKCRAWL_IDLE_TIMEOUT", "soon", "a number ≥ 0"),
+    ("RANKCRAWL_ANALYSIS_WORKERS", "-2", "an integer ≥ 0 (or unset)"),
 ]
+ANY_STRING = {"RANKCRAWL_TOPIC_TERMS"}
+"""Settings every command-line string is valid for (a comma-separated list of words)."""
 
 
 def source_outside_settings() -> str:
@@ -72,6 +84,10 @@ def test_values_from_the_command_line_are_parsed() -> None:
 
 def test_redis_url_falls_back_to_redis_url_setting() -> None:
     assert RankcrawlConfig.from_settings(Settings({"REDIS_URL": "redis://other:6379/0"})).redis_url == "redis://other:6379/0"
+
+
+def test_every_setting_has_a_bad_value_case() -> None:
+    assert {s.name for s in SETTINGS} - ANY_STRING == {name for name, _, _ in BAD}
 
 
 @pytest.mark.parametrize(("name", "value", "allowed"), BAD)

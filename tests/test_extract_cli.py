@@ -80,7 +80,7 @@ def test_huge_and_deep_pages_via_subprocess(tmp_path: Path) -> None:
     deep = tmp_path / "deep.html"
     deep.write_text("<body>" + "<div>" * 10_000 + PARA * 3 + "</div>" * 10_000 + "</body>")
     huge = tmp_path / "huge.html"
-    huge.write_text("<body>" + PARA * 20 + " " * 6_000_000 + "</body>")  # above the 5 MB page cap
+    huge.write_text("<body>" + PARA * 20 + " " * 6_000_000 + "</body>")  # above the page cap (RANKCRAWL_MAX_PAGE_BYTES default)
     hrefs = tmp_path / "hrefs.html"
     hrefs.write_text(page("http://[::1") + "<a href='http://exa mple.com'>x</a><a href='javascript:1'>y</a>")
     proc = subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", "extract", str(deep), str(huge), str(hrefs)],

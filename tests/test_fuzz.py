@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bench.fuzz import fuzz
 from bench.hostile import KINDS
+from rankcrawl.crawler.cli.sandbox import HARD_FACTOR
 
 
 def test_hostile_files_never_crash_fail_or_hang() -> None:
@@ -21,3 +22,5 @@ def test_hostile_files_never_crash_fail_or_hang() -> None:
     for kind in ("regex bomb", "bogus charset", "hostile hrefs", "NUL bytes", "UTF-16/32"):
         assert outcomes[kind]["refused"] == 0, (kind, outcomes[kind])  # pages, however odd, are analysed
     assert outcomes["FIFO"]["refused"] == 1
+    slowest = max(t for ts in result["times"].values() for t in ts)
+    assert slowest < HARD_FACTOR * 5.0 + 1.0  # the sandbox's kill bounds every file, however loaded the machine

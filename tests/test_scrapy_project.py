@@ -40,6 +40,23 @@ class PlainSpider(scrapy.Spider):
     def parse(self, response):
         yield {"url": response.url, "title": response.css("title::text").get()}
 '''
+BAD_SETTINGS_SPIDERS = '''
+import scrapy
+
+
+class BadBatchSpider(scrapy.Spider):
+    name = "badbatch"
+    custom_settings = {"RANKCRAWL_EDGE_BATCH": 0}
+
+    def __init__(self, seed: str = "", **kwargs):
+        super().__init__(**kwargs)
+        self.start_urls = [seed]
+
+
+class BadScopeSpider(BadBatchSpider):
+    name = "badscope"
+    custom_settings = {"RANKCRAWL_EDGE_SCOPE": "everything"}
+'''
 TIMEOUT = 120
 PACKAGE_ROOT = Path(rankcrawl.crawler.__file__).resolve().parents[1]
 OWN_FRAMES = tuple(f'File "{PACKAGE_ROOT / package}/' for package in ("crawler", "pipelines", "ranker", "settings"))
@@ -61,6 +78,7 @@ def project(tmp_path_factory: pytest.TempPathFactory, valkey_server: str) -> Pat
     settings.write_text(text.replace("\nADDONS = {}\n", '\nADDONS = {"rankcrawl.settings.Addon": 0}\n')
                         + f"\nRANKCRAWL_ALLOW_PRIVATE = True\nRANKCRAWL_REDIS_URL = {valkey_server!r}\n")
     (root / "userproj" / "userproj" / "spiders" / "plain.py").write_text(PLAIN_SPIDER)
+    (root / "userproj" / "userproj" / "spiders" / "bad.py").write_text(BAD_SETTINGS_SPIDERS)
     return root / "userproj"
 
 
@@ -133,3 +151,16 @@ def test_bad_setting_stops_scrapy_crawl_with_one_line(project: Path, web: DemoWe
     assert done.returncode != 0
     assert done.stderr.strip() == f"rankcrawl: error: {says}", done.stderr[-2000:]  # no traceback
     assert not web.hit_log
+
+
+@pytest.mark.parametrize(("spider", "says"), [
+    ("badbatch", "RANKCRAWL_EDGE_BATCH must be an integer ≥ 1, not 0"),
+    ("badscope", "RANKCRAWL_EDGE_SCOPE must be one of "),
+])
+def test_bad_custom_setting_of_a_spider_stops_scrapy_crawl_with_one_line(project: Path, web: DemoWeb, tmp_path: Path,
+                                                                         spider: str, says: str) -> None:
+    done = scrapy_crawl(project, tmp_path / "home", spider, "-a", f"seed={web.seeds[0]}")
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if "rankcrawl: error: " in line or "Traceback" in line]
+    assert len(errors) == 1 and errors[0].split("rankcrawl: error: ", 1)[1].startswith(says), done.stderr[-3000:]
+    assert "SettingError" not in done.stderr and not web.hit_log

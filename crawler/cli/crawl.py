@@ -43,11 +43,12 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     refused = all_refused(stats)
     if refused:
         raise UserError(refused)
-    if reason not in ("finished", "page_budget"):
-        raise UserError(f"crawl ended: {reason or 'unknown reason'}")
     pages, edges = stats.get("rankcrawl/pages/unflushed", 0), stats.get("rankcrawl/edges/unflushed", 0)
-    if pages or edges:
-        raise UserError(f"{pages} pages ({edges} edges) could not be stored in Redis before the flush timeout")
+    lost = f"{pages} pages ({edges} edges) could not be stored in Redis before the flush timeout" if pages or edges else ""
+    if reason not in ("finished", "page_budget"):
+        raise UserError(f"crawl ended: {reason or 'unknown reason'}" + (f"; {lost}" if lost else ""))
+    if lost:
+        raise UserError(lost)
     if unwritten := stats.get("rankcrawl/site/unwritten", 0):
         raise UserError(f"the site-level state of {unwritten} pages could not be written to Redis before the flush timeout "
                         "(their edges used the per-page decision)")

@@ -1,9 +1,12 @@
 """``rankcrawl extract``: page analysis of local HTML files as JSON Lines.
 
 Every file is read the same way whatever it holds: only regular files (a FIFO or a device is
-refused, never opened for reading), at most the page byte cap (``.gz`` files are decompressed as a
-stream up to that cap, so a gzip bomb stops there), NUL bytes dropped when the rest is text, and
-analysed within the time budget (``--timeout``). A file that fails gets one line on stderr and the
+refused, never opened for reading), at most the page byte cap (RANKCRAWL_MAX_PAGE_BYTES' default;
+``.gz`` files are inflated a chunk at a time up to that cap, so a gzip bomb stops there), NUL bytes
+dropped when the rest is text, and analysed within the time budget (``--timeout``), which counts
+from the moment the file is opened: decompression, decoding and parsing are inside it. Each file is
+handled in a child process (``sandbox.Sandbox``) killed at ``HARD_FACTOR`` × the budget, whatever
+stretch of work it is in. A file that fails gets one line on stderr and the
 batch goes on; the exit code is 1 if any file failed.
 """
 
@@ -15,19 +18,25 @@ import os
 import re
 import stat
 import sys
+import time
 import zlib
 from pathlib import Path
 from typing import BinaryIO
 
 import click
 
+from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, HardTimeout, Sandbox, WorkerDied
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
-from rankcrawl.pipelines.budget import PREFIX_SHARE, analyze_within
+from rankcrawl.pipelines.budget import FULL_SHARE, PREFIX_SHARE, analyze_within
+from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
 from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 (and UTF-32 LE) byte order marks: NULs are text there
 SNIFF_BYTES = 65536
+READ_CHUNK = 65536
+WARM_PAGE = b"<html><head><title>warm</title></head><body><p>" + b"word " * 60 + b"<a href='/a'>a</a></p></body></html>"
+"""Bytes inflated between two checks of the cap and the deadline."""
 CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x1b") + b"\x7f"
 """C0 controls that never occur in text (ESC stays: ISO-2022 pages use it); NUL is judged apart."""
 MAX_CONTROL_SHARE = 0.02
@@ -104,18 +113,30 @@ def looks_binary(sample: bytes) -> bool:
     return controls > MAX_CONTROL_SHARE * len(rest)
 
 
-def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> bytes:
-    """Up to ``max_bytes + 1`` bytes of HTML from a regular file (``.gz``: decompressed), NUL bytes dropped
-    when the rest is text; PageError for empty, binary or broken gzip files."""
+def inflate(f: BinaryIO, max_bytes: int, deadline: Deadline | None = None) -> bytes:
+    """Up to ``max_bytes`` bytes of the gzip stream ``f`` (every member), inflated ``READ_CHUNK`` bytes
+    at a time with the cap and ``deadline`` checked before each: a gzip bomb stops at the cap or the
+    deadline, whichever comes first, never materialising more than the cap."""
+    out = bytearray()
+    try:
+        with gzip.GzipFile(fileobj=f) as g:
+            while len(out) < max_bytes:
+                if deadline is not None:
+                    deadline.check("decompress")
+                chunk = g.read(min(READ_CHUNK, max_bytes - len(out)))
+                if not chunk:
+                    break
+                out += chunk
+    except (OSError, EOFError, zlib.error) as exc:
+        raise PageError(f"not a valid gzip file ({exc})") from None
+    return bytes(out)
+
+
+def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, deadline: Deadline | None = None) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of HTML from a regular file (``.gz``: decompressed within
+    ``deadline``), NUL bytes dropped when the rest is text; PageError for empty, binary or broken gzip files."""
     with open_regular(path) as f:
-        if not path.name.lower().endswith(".gz"):
-            data = f.read(max_bytes + 1)
-        else:
-            try:
-                with gzip.GzipFile(fileobj=f) as g:
-                    data = g.read(max_bytes + 1)  # decompressed as a stream: stops at the cap
-            except (OSError, EOFError, zlib.error) as exc:
-                raise PageError(f"not a valid gzip file ({exc})") from None
+        data = inflate(f, max_bytes + 1, deadline) if path.name.lower().endswith(".gz") else f.read(max_bytes + 1)
     if not data.strip():
         raise PageError("empty file")
     if looks_binary(data[:SNIFF_BYTES]):
@@ -127,13 +148,36 @@ def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> bytes:
     return data
 
 
-def extract_file(path: Path, url: str | None, timeout: float,
-                 max_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> tuple[str | None, list[str]]:
-    """(JSON line or None, stderr lines) for one file; never raises for a bad file."""
+def extract_file(path: Path, url: str | None, timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+                 sandbox: Sandbox | None = None) -> tuple[str | None, list[str]]:
+    """(JSON line or None, stderr lines) for one file; never raises for a bad file. With a ``sandbox``
+    the work runs in its child process, killed ``HARD_FACTOR`` budgets after the start."""
+    if sandbox is None:
+        return _extract_file(path, url, timeout, max_bytes)
     shown = one_line(str(path))
     try:
-        data = read_page(path, max_bytes)
-        result = analyze_within(data, url, max_bytes=max_bytes, timeout=timeout)
+        result: tuple[str | None, list[str]] = sandbox.run(_extract_file, (path, url, timeout, max_bytes),
+                                                           HARD_FACTOR * timeout if timeout > 0 else None)
+    except HardTimeout:
+        return None, [f"rankcrawl: error: {shown}: analysis stopped at {HARD_FACTOR:g} × the {timeout:g} s budget, skipped"]
+    except WorkerDied:
+        return None, [f"rankcrawl: error: {shown}: the analysis process died (out of memory?), skipped"]
+    return result
+
+
+def warm() -> None:
+    """Analyse a tiny page once (models loaded, patterns compiled) before a sandbox forks its children."""
+    analyze_within(WARM_PAGE, "http://warm.invalid/", timeout=0)
+
+
+def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int) -> tuple[str | None, list[str]]:
+    shown = one_line(str(path))
+    started = time.monotonic()
+    try:
+        data = read_page(path, max_bytes, Deadline(timeout * FULL_SHARE) if timeout > 0 else None)
+        result = analyze_within(data, url, max_bytes=max_bytes, timeout=timeout, started=started)
+    except AnalysisTimeout:
+        return None, [f"rankcrawl: error: {shown}: decompression over the {timeout:g} s budget, skipped"]
     except OSError as exc:
         return None, [f"rankcrawl: error: {shown}: {one_line(exc.strerror or str(exc))}"]
     except PageError as exc:
@@ -183,18 +227,19 @@ def extract(urls_from: str | None, url: str | None, timeout: float, paths: tuple
     urls = read_map(urls_from) if urls_from else {}
     failed = 0
     out = sys.stdout
-    for path, problem in html_files(paths):
-        if problem:
-            row, notes = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
-        else:
-            where = resolved(path)
-            row, notes = extract_file(path, urls.get(where, url) if where else url, timeout)
-        for note in notes:
-            click.echo(note, err=True)
-        if row is None:
-            failed += 1
-            continue
-        out.write(row + "\n")
+    with Sandbox(warm) as sandbox:
+        for path, problem in html_files(paths):
+            if problem:
+                row, notes = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
+            else:
+                where = resolved(path)
+                row, notes = extract_file(path, urls.get(where, url) if where else url, timeout, sandbox=sandbox)
+            for note in notes:
+                click.echo(note, err=True)
+            if row is None:
+                failed += 1
+                continue
+            out.write(row + "\n")
     out.flush()
     if failed:
         raise SystemExit(1)
