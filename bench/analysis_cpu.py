@@ -7,9 +7,9 @@ The sample: every ``k``-th HTML page (sorted by URL) of each real documentation 
 ``bench/realsites.py`` (the download cache of bench/realcrawl.py, fetched on first use), up to
 ``--per-site``, plus the first ``--wcxb`` WCXB-dev pages (``bench.datasets``; skipped where the data
 is absent). Each page goes through exactly what a crawl worker runs (``pagefacts.analyze_page`` with
-the crawl's default ``FactOptions``: site level on, ``uniform`` weighting, the default classifier,
-no time budget so that a slow machine cannot change a decision) and through ``rankcrawl extract``'s
-``analyze``; CPU seconds of this process (``time.process_time``) are summed per source.
+the crawl's default ``FactOptions``: site level on, ``uniform`` weighting, the default classifier
+and time budget; the result pickled as it crosses the worker boundary) and through ``rankcrawl
+extract``'s ``analyze``; CPU seconds of this process (``time.process_time``) are summed per source.
 
 ``--save FILE`` writes, per page, a SHA-256 of every ``PageFacts`` field (all but the wall time) and
 of the extract JSON row; ``--check FILE`` compares a run against such a file and exits 1 on any
@@ -23,6 +23,7 @@ from __future__ import annotations
 import cProfile
 import hashlib
 import json
+import pickle
 import pstats
 import sys
 import time
@@ -32,6 +33,8 @@ from pathlib import Path
 import click
 
 from bench.report import markdown_table
+from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
+from rankcrawl.settings.defaults import DEFAULTS
 
 def real_pages(per_site: int) -> list[tuple[str, str, bytes]]:
     """(source, url, body) of up to ``per_site`` HTML pages of every real site, evenly spread."""
@@ -58,12 +61,12 @@ def digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
-def crawl_facts(url: str, body: bytes) -> dict[str, object]:
-    from rankcrawl.pipelines.pagefacts import FactOptions, analyze_page
+CRAWL_OPTIONS = FactOptions(timeout=DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"])
 
-    facts = asdict(analyze_page(url, body, None, FactOptions()))
-    facts.pop("seconds")
-    return facts
+
+def crawl_facts(url: str, body: bytes) -> PageFacts:
+    """What a crawl worker computes for the page, through the pickle the pool sends it back in."""
+    return pickle.loads(pickle.dumps(analyze_page(url, body, None, CRAWL_OPTIONS)))
 
 
 def extract_row(url: str, body: bytes) -> dict[str, object]:
@@ -76,7 +79,11 @@ def fingerprints(pages: list[tuple[str, str, bytes]]) -> dict[str, dict[str, str
     """Per page URL: a digest per PageFacts field and one of the extract row."""
     out = {}
     for _source, url, body in pages:
-        row = {name: digest(v) for name, v in crawl_facts(url, body).items()}
+        facts = asdict(crawl_facts(url, body))
+        if facts.pop("outcome") != "complete":
+            raise click.ClickException(f"{url}: not analysed within the budget; rerun on a quieter machine")
+        facts.pop("seconds")
+        row = {name: digest(v) for name, v in facts.items()}
         row["extract"] = digest(extract_row(url, body))
         out[url] = row
     return out

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from rankcrawl.pipelines import treewalk  # noqa: F401 - compiled tree walk in the crawl's workers (trees.py)
 from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.dom_features import TOKEN_ROLES
 from rankcrawl.pipelines.dom_features import tokens as role_tokens

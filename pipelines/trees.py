@@ -6,13 +6,15 @@ plus the bias, learning rate, decision threshold and feature names. ``TreeEnsemb
 trees padded to complete binary trees of one depth D (a leaf above depth D becomes a chain of
 always-left nodes), so inference walks every tree for every row at once, one level per step:
 ``node = 2 * node + 1 + (x[feature[node]] > threshold[node])`` — D array steps, no Python loop
-over rows, trees or nodes. ``reference_decision`` is the plain per-row, per-node traversal the
-tests compare it with.
+over rows, trees or nodes; where numba is loaded anyway (the crawl's analysis workers) the walk
+is compiled (``treewalk``), with the same leaves. ``reference_decision`` is the plain per-row,
+per-node traversal the tests compare both with.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -78,12 +80,19 @@ class TreeEnsemble:
         x = np.asarray(x, dtype=np.float64)
         return x.astype(np.float32).astype(np.float64) if self.float32 else x
 
-    def decision(self, x: np.ndarray) -> np.ndarray:
-        """Raw log-odds per row of ``x``: every tree walked for every row, one level per step."""
+    def leaves(self, x: np.ndarray) -> np.ndarray:
+        """int64[rows, trees]: index into ``leaf_value.ravel()`` of the leaf each row of ``x`` reaches
+        in each tree — compiled once ``treewalk`` is imported, else ``level_walk``."""
+        x = self._inputs(x)
+        compiled = sys.modules.get("rankcrawl.pipelines.treewalk")
+        if compiled is not None:
+            return compiled.leaves(np.ascontiguousarray(x), self.feature, self.threshold, self.depth)
+        return self.level_walk(x)
+
+    def level_walk(self, x: np.ndarray) -> np.ndarray:
+        """``leaves`` by numpy, every tree for every row at once, one array step per level."""
         x = self._inputs(x)
         n, n_trees = x.shape[0], self.feature.shape[0]
-        if n == 0:
-            return np.zeros(0)
         width = self.feature.shape[1]
         flat_x = x.ravel()
         row_base = (np.arange(n) * x.shape[1])[:, None]
@@ -93,8 +102,11 @@ class TreeEnsemble:
         for _ in range(self.depth):
             at = tree_base + node
             node = 2 * node + 1 + (flat_x[row_base + feature[at]] > threshold[at])
-        leaves = (np.arange(n_trees) * (width + 1))[None, :] + node - width
-        return self.bias + self.learning_rate * self.leaf_value.ravel()[leaves].sum(axis=1)
+        return (np.arange(n_trees) * (width + 1))[None, :] + node - width
+
+    def decision(self, x: np.ndarray) -> np.ndarray:
+        """Raw log-odds per row of ``x``: its leaf in every tree, the leaf values summed."""
+        return self.bias + self.learning_rate * self.leaf_value.ravel()[self.leaves(x)].sum(axis=1)
 
     def reference_decision(self, x: np.ndarray) -> np.ndarray:
         """The same log-odds by walking each stored tree node by node for each row (slow; for tests)."""

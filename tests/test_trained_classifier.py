@@ -81,6 +81,22 @@ def test_vectorised_inference_equals_per_node_traversal(seed: int) -> None:
     assert shipped.decision(x) == pytest.approx(shipped.reference_decision(x), abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_walk_reaches_the_numpy_walks_leaves(seed: int) -> None:
+    from rankcrawl.pipelines import treewalk
+
+    rng = np.random.default_rng(seed)
+    for model in (TreeEnsemble.from_json(random_ensemble(rng, n_trees=25, n_features=6, max_depth=int(rng.integers(1, 8)))),
+                  block_model()):
+        x = rng.normal(scale=3.0, size=(200, model.feature.max() + 1))
+        x[::7] = np.round(x[::7], 1)
+        x = model._inputs(x)
+        compiled = treewalk.leaves(x, model.feature, model.threshold, model.depth)
+        assert np.array_equal(compiled, model.level_walk(x))
+        assert np.array_equal(model.leaves(x), compiled)   # treewalk imported: decision uses it
+    assert model.leaves(np.zeros((0, x.shape[1]))).shape == (0, model.feature.shape[0])
+
+
 def test_deeper_trees_than_stated_are_refused() -> None:
     data = random_ensemble(np.random.default_rng(1), n_trees=3, n_features=2, max_depth=4)
     data["trees"]["depth"] = 1
