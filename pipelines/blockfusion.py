@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rankcrawl.pipelines.blockstats import shared_path, text_density
+from rankcrawl.pipelines.blockstats import shared_path
 from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
 
@@ -42,19 +42,20 @@ DEFAULT_FUSION = "rulebased"
 
 
 class _Group:
-    """A run of atomic blocks [start, end) with the sums that define its density."""
+    """A run of atomic blocks [start, end) with the sums that define its density (``blockstats.text_density``
+    of Python numbers, inlined: fusion recomputes it for every absorbed block)."""
 
     __slots__ = ("start", "end", "words", "lines", "last", "rho")
 
     def __init__(self, start: int, end: int, words: int, lines: int, last: int) -> None:
         self.start, self.end, self.words, self.lines, self.last = start, end, words, lines, last
-        self.rho = text_density(words, lines, last)
+        self.rho = (words - last) / (lines - 1) if lines > 1 else float(words)
 
     def absorb(self, other: _Group) -> None:
         self.end, self.last = other.end, other.last
-        self.words += other.words
-        self.lines += other.lines
-        self.rho = text_density(self.words, self.lines, self.last)
+        words = self.words = self.words + other.words
+        lines = self.lines = self.lines + other.lines
+        self.rho = (words - self.last) / (lines - 1) if lines > 1 else float(words)
 
 
 def slope_delta(x: float, y: float) -> float:
@@ -78,7 +79,9 @@ def fusion_groups(blocks: list[TextBlock], variant: Variant, deadline: Deadline 
                 return False
             if no_gap[y.start]:
                 return True
-        return slope_delta(x.rho, y.rho) <= theta_max
+        a, b = x.rho, y.rho
+        top = a if a > b else b
+        return (abs(a - b) / top if top > 0 else 0.0) <= theta_max   # slope_delta, inlined
 
     changed = True
     while changed and len(groups) > 1:

@@ -82,20 +82,32 @@ def _host(netloc: str) -> str:
     return host.removeprefix("www.")
 
 
-def href_features(href: str, page_host: str, page_path: str) -> tuple[float, float, float, float, float]:
-    """(fragment, other host, path depth, query, self) of a raw ``href``."""
-    href = href.strip()
+@lru_cache(maxsize=1 << 16)
+def _href_parts(href: str) -> tuple[bool, str | None, str, float, float] | None:
+    """(fragment, host or None, path without trailing ``/``, path depth, query) of a stripped raw
+    ``href``; None when it does not parse (cached: a host's pages repeat their navigation)."""
     if href.startswith("#"):
-        return 1.0, 0.0, 0.0, 0.0, 1.0
+        return True, None, "", 0.0, 0.0
     try:
         parts = urlsplit(href)
     except ValueError:
-        return 0.0, 0.0, 0.0, 0.0, 0.0
-    other = bool(parts.netloc) and _host(parts.netloc) != page_host
+        return None
     path = parts.path.rstrip("/")
     depth = len([s for s in path.split("/") if s])
+    return False, _host(parts.netloc) if parts.netloc else None, path, float(depth), float(bool(parts.query))
+
+
+def href_features(href: str, page_host: str, page_path: str) -> tuple[float, float, float, float, float]:
+    """(fragment, other host, path depth, query, self) of a raw ``href``."""
+    parts = _href_parts(href.strip())
+    if parts is None:
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    fragment, host, path, depth, query = parts
+    if fragment:
+        return 1.0, 0.0, 0.0, 0.0, 1.0
+    other = host is not None and host != page_host
     same = not other and bool(path) and path == page_path
-    return 0.0, float(other), float(depth), float(bool(parts.query)), float(same)
+    return 0.0, float(other), depth, query, float(same)
 
 
 @lru_cache(maxsize=1 << 16)
