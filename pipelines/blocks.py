@@ -61,6 +61,7 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     Every element's DOM path is built as the walk enters it (its parent's path plus its
     label), so no element is visited twice; ``anchor_paths``, if given, receives the path of
     every ``<a href>``. ``deadline``: checked every ``CHECK_EVERY`` elements (None: no budget).
+    Positional ``TextBlock`` arguments and inlined ``word_count``: this loop runs for every element.
     """
     if root is None:
         return [], []
@@ -77,19 +78,18 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     def flush() -> None:
         nonlocal pieces, linked, anchors, gap
         text = " ".join("".join(pieces).split())
-        n_words = word_count(text)
+        n_words = text.count(" ") + 1 - len(non_word(" " + text)) if text else 0   # word_count, inlined
         if n_words:
             lines, last = wrap_counts_text(text, n_words)
             blocks.append(TextBlock(
-                text=text, n_words=n_words,
-                n_linked_words=word_count(" ".join("".join(linked).split())) if linked else 0,
-                n_lines=lines, last_line_words=last, tag=owner.tag, path=owner_path,
-                gap_tags=frozenset(gap), anchors=anchors, element=owner))
+                text, n_words, word_count(" ".join("".join(linked).split())) if linked else 0,
+                lines, last, owner.tag, owner_path, frozenset(gap), anchors, owner))
             gap = set()
         else:
             orphans.extend(anchors)
         pieces, linked, anchors = [], [], []
 
+    non_word = SPACED_NON_WORD.findall
     attribute_labels: dict[tuple[str | None, str | None], str] = {}
     paths: list[tuple[str, ...]] = [()]      # DOM path of every open element (and of the root's parent)
     counts: list[dict[str, int]] = [{}]      # tags seen among each open element's children
@@ -98,14 +98,14 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     invisible = INVISIBLE_TAGS
     walker = etree.iterwalk(root, events=("start", "end"))
     for event, el in walker:
-        if deadline is not None:
-            visited += 1
-            if visited % CHECK_EVERY == 0:
-                deadline.check("blocks")
         tag = el.tag
         if tag.__class__ is not str:
             tag = ""
         if event == "start":
+            if deadline is not None:
+                visited += 1
+                if visited % CHECK_EVERY == 0:
+                    deadline.check("blocks")
             seen = counts[-1]
             index = seen[tag] = seen.get(tag, 0) + 1
             if tag == "a":
@@ -115,20 +115,21 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
             else:
                 if pieces:
                     flush()
-                if tag:
-                    gap.add(tag)
                 if tag in invisible or not tag:
+                    if tag:
+                        gap.add(tag)
                     walker.skip_subtree()
                     paths.append(())
                     counts.append(seen)
                     continue
+                gap.add(tag)
             key = (el.get("id"), el.get("class"))
             attrs = attribute_labels.get(key)
             if attrs is None:
                 attrs = attribute_labels[key] = attribute_label(*key)
             path = paths[-1] + (f"{tag}[{index}]{attrs}",)
             paths.append(path)
-            if anchor_paths is not None and pending and pending[-1] is el:
+            if pending and pending[-1] is el and anchor_paths is not None:
                 anchor_paths[el] = path
             counts.append({})
             text = el.text

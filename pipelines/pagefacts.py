@@ -176,14 +176,17 @@ def index_lists(pagelets: list[Any], blocks: list[Any]) -> list[bool]:
     link-dense blocks — unless its element or an ancestor names a template role (nav, aside, …)."""
     content = [b for b in blocks if b.is_content]
     total = sum(b.n_words for b in content)
+    words_at: dict[Any, int] = {}
+    for b in content:
+        if b.element is not None:
+            words_at[b.element] = words_at.get(b.element, 0) + b.n_words
     out = []
     for p in pagelets:
         if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST or template_role(p.element):
             out.append(False)
             continue
         linked = sum(len(WORDS.findall(" ".join(a.itertext()))) for a in p.links)
-        inside = sum(b.n_words for b in content if b.element is not None
-                     and (b.element is p.element or any(a is p.element for a in b.element.iterancestors())))
+        inside = sum(words_at.get(e, 0) for e in p.element.iter())   # content words in p's subtree
         out.append(linked >= INDEX_SHARE * (linked + total - inside))
     return out
 
