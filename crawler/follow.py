@@ -96,13 +96,19 @@ class FollowMiddleware:
         page = await self._analyse(response)
         if page is None or self.budget.spent() or self.config.follow_scope == "none":
             return
-        for link in page.follow:
-            if link.url in requested or not selected(link, self.config.follow_scope):
-                continue
-            requested.add(link.url)
-            self.stats.inc_value("rankcrawl/follow/requests")
-            self.stats.inc_value("rankcrawl/follow/content", int(link.counted))
-            yield Request(link.url, priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted))
+        followed = content = 0   # counted once per page: Scrapy's stats calls cost more than the loop
+        try:
+            for link in page.follow:
+                if link.url in requested or not selected(link, self.config.follow_scope):
+                    continue
+                requested.add(link.url)
+                followed += 1
+                content += link.counted
+                yield Request(link.url, priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text,
+                                                                           link.counted))
+        finally:
+            self.stats.inc_value("rankcrawl/follow/requests", followed)
+            self.stats.inc_value("rankcrawl/follow/content", content)
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
         """A response HttpErrorMiddleware refused (4xx/5xx, no errback): store the URL as gone

@@ -116,23 +116,21 @@ def href_words(href: str) -> tuple[float, float, float]:
     return float(bool(ACCOUNT.search(href))), float(bool(SOCIAL.search(href))), float(bool(TAXONOMY.search(href)))
 
 
-def list_features(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[float, float]:
-    """(log siblings of the parent sharing its tag, log children of the grandparent).
-
-    ``cache``: tag counts per grandparent element, shared by the anchors of one page.
-    """
+def list_counts(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[int, int]:
+    """(siblings of the anchor's parent sharing its tag, children of the grandparent); (0, 0) without
+    a grandparent. ``cache``: tag counts per grandparent element, shared by the anchors of one page."""
     parent = el.getparent()
     if parent is None:
-        return 0.0, 0.0
+        return 0, 0
     grand = parent.getparent()
     if grand is None:
-        return 0.0, 0.0
+        return 0, 0
     counts = cache.get(grand)
     if counts is None:
         counts = cache[grand] = {}
         for c in grand:
             counts[c.tag] = counts.get(c.tag, 0) + 1
-    return float(np.log1p(counts[parent.tag])), float(np.log1p(len(grand)))
+    return counts[parent.tag], len(grand)
 
 
 def content_region(blocks: list[TextBlock], proba: np.ndarray, threshold: float) -> tuple[str, ...]:
@@ -226,7 +224,7 @@ def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext
     for h in repeats:
         by_href[h] = (*href_features(h, page_host, page_path), *href_words(h))
     rows[:, 3:11] = [by_href[h] for h in hrefs]
-    rows[:, 20:22] = [list_features(el, cache) for el in anchors]
+    rows[:, 20:22] = np.log1p(np.array([list_counts(el, cache) for el in anchors], dtype=np.float64))
     depth = np.array([len(p) for p in paths], dtype=np.float64)
     rows[:, 11] = np.log([repeats[h] for h in hrefs])
     rows[:, 12] = in_region
