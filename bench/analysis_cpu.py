@@ -36,6 +36,7 @@ from bench.report import markdown_table
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
 from rankcrawl.settings.defaults import DEFAULTS
 
+
 def real_pages(per_site: int) -> list[tuple[str, str, bytes]]:
     """(source, url, body) of up to ``per_site`` HTML pages of every real site, evenly spread."""
     from bench.realsites import SITES, site_map
@@ -83,6 +84,7 @@ def fingerprints(pages: list[tuple[str, str, bytes]]) -> dict[str, dict[str, str
         if facts.pop("outcome") != "complete":
             raise click.ClickException(f"{url}: not analysed within the budget; rerun on a quieter machine")
         facts.pop("seconds")
+        facts.pop("cpu")
         row = {name: digest(v) for name, v in facts.items()}
         row["extract"] = digest(extract_row(url, body))
         out[url] = row

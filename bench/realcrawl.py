@@ -306,7 +306,9 @@ COLUMNS = (("reachable", "pages"), ("coverage", "coverage"), ("coverage_plain", 
 
 STATS = (("rankcrawl/pages/near_duplicates", "pages judged near-duplicates"),
          ("rankcrawl/pages/analysis_prefix", "pages analysed on a prefix only (RANKCRAWL_ANALYSIS_TIMEOUT)"),
-         ("rankcrawl/dropped/analysis_timeout", "pages dropped on the analysis timeout"))
+         ("rankcrawl/dropped/analysis_timeout", "pages dropped on the analysis timeout"),
+         ("rankcrawl/analysis/cpu_s", "CPU s of page analysis (workers)"),
+         ("rankcrawl/crawl_process/cpu_s", "CPU s of the crawl process itself (reactor, site-level thread, ranker)"))
 
 
 def cell(v: object) -> object:

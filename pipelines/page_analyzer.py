@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -250,7 +251,9 @@ class PageAnalyzer:
                                 ("rankcrawl/analysis/workers", self.pool.workers),
                                 ("rankcrawl/analysis/worker_restarts", self.pool.restarts),
                                 ("rankcrawl/analysis/in_flight_max", self.pool.peak),
-                                ("rankcrawl/analysis/slowest_ms", round(self.pool.slowest * 1000))):
+                                ("rankcrawl/analysis/slowest_ms", round(self.pool.slowest * 1000)),
+                                ("rankcrawl/analysis/cpu_s", round(self.pool.cpu, 1)),
+                                ("rankcrawl/crawl_process/cpu_s", round(process_cpu(), 1))):
                 stats.set_value(name, value)
 
     def _write(self, repush: list[tuple[str, Edges]]) -> int:
@@ -267,6 +270,13 @@ class PageAnalyzer:
                     logger.error("rankcrawl: %d re-pushed pages not stored: %s", len(repush), exc)
                     return len(repush)
                 time.sleep(0.5)
+
+
+def process_cpu() -> float:
+    """CPU seconds (user + system) of this process so far: the reactor, the site-level thread and
+    everything else the crawl process runs, the analysis workers not included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def record_stats(stats: Any, r: PageResult) -> None:

@@ -80,6 +80,8 @@ class PageFacts:
     outcome: str = "complete"
     seconds: float = field(default=0.0, compare=False)
     """Wall time ``analyze_page`` spent on the page (what RANKCRAWL_ANALYSIS_TIMEOUT bounds)."""
+    cpu: float = field(default=0.0, compare=False)
+    """CPU seconds of the thread that ran ``analyze_page`` on the page (the stat rankcrawl/analysis/cpu_s)."""
     self_links: int = 0
     block_text: list[str] = field(default_factory=list)
     block_content: list[bool] = field(default_factory=list)
@@ -255,13 +257,14 @@ def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptio
     """Parse, classify and summarise one fetched page within ``options.timeout`` seconds (the
     function worker processes run); ``outcome`` says whether the page, its prefix or nothing
     (``"skipped"``, no facts) fitted the budget (``budget.analyze_within``)."""
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.thread_time()
     opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
     budgeted = analyze_within(body, url=url, encoding=encoding, timeout=options.timeout, max_bytes=options.max_bytes,
                               started=start, **opts)
     if budgeted.doc is None:
-        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=time.monotonic() - start)
+        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=time.monotonic() - start,
+                         cpu=time.thread_time() - cpu)
     facts = facts_of(budgeted.doc, options)
     facts.outcome = budgeted.outcome
-    facts.seconds = time.monotonic() - start
+    facts.seconds, facts.cpu = time.monotonic() - start, time.thread_time() - cpu
     return facts

@@ -82,6 +82,8 @@ class AnalysisPool:
         self.served = 0
         self.slowest = 0.0
         """Seconds the slowest page's analysis took in its worker (``PageFacts.seconds``)."""
+        self.cpu = 0.0
+        """CPU seconds the analysis of the pages served took (``PageFacts.cpu`` summed)."""
 
     def start(self) -> None:
         """Start and warm the worker processes (returns at once; warming runs in the background)."""
@@ -99,6 +101,7 @@ class AnalysisPool:
             self.served += 1
             facts = await maybe_deferred_to_future(deferToThread(analyze_page, url, body, encoding, self.options))
             self.slowest = max(self.slowest, facts.seconds)
+            self.cpu += facts.cpu
             return facts
         await maybe_deferred_to_future(self.slots.acquire())
         self.peak = max(self.peak, self.slots.limit - self.slots.tokens)
@@ -120,6 +123,7 @@ class AnalysisPool:
                 raise WorkerCrashed(f"an analysis worker died on {url}") from None
             self.served += 1
             self.slowest = max(self.slowest, facts.seconds)
+            self.cpu += facts.cpu
             return facts
         finally:
             self.slots.release()

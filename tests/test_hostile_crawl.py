@@ -83,6 +83,8 @@ def test_hostile_pages_in_a_crawl_are_bounded_and_the_rest_stored(site: str, red
     print(f"\nslowest page analysis {slowest} ms (budget 1000 ms); prefix or skipped: {bounded}; "
           f"truncated {stats.get('rankcrawl/pages/truncated', 0)}")
     assert slowest < 3000  # 1 s budget: the whole page gets half, its prefix the rest; before: 5 s and more
+    # CPU split: the workers' analysis (the hostile pages cost seconds of it) and the crawl process's own
+    assert 0.5 < float(stats["rankcrawl/analysis/cpu_s"]) and 0 < float(stats["rankcrawl/crawl_process/cpu_s"])
     assert bounded >= 2
     store, edges = GraphStore(r), stored_edges(r)
     articles = {f"{site}/a{n}" for n in range(1, 4)}
