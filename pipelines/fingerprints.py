@@ -18,10 +18,18 @@ MONTHS = (
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 )
 DAYS = "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun"
-NAMES = re.compile(r"\b(?:" + "|".join(sorted(set((MONTHS + " " + DAYS).split()), key=len, reverse=True)) + r")\b")
-NUMERIC_DATE = re.compile(r"\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b")
-AMPM = re.compile(r"\b(?:a\.?m\.?|p\.?m\.?)(?=\W|$)")
-URL = re.compile(r"\b(?:https?://|www\.)\S+")
+AT_WORD_START = r"(?<!\w.)"
+"""``\b`` before a pattern's first (word) character, checked just after it: the pattern then starts
+with a literal or a class, and the regex engine skips to candidate characters instead of trying
+every position (the patterns below match exactly what their ``\b``-first forms did)."""
+_NAMES = sorted(set((MONTHS + " " + DAYS).split()), key=len, reverse=True)
+NAMES = re.compile("(?:" + "|".join(
+    first + AT_WORD_START + "(?:" + "|".join(w[1:] for w in _NAMES if w[0] == first) + ")"
+    for first in sorted({w[0] for w in _NAMES})) + r")\b")
+"""A month or weekday name as a whole word (longest first among those sharing a first letter)."""
+NUMERIC_DATE = re.compile(r"\d" + AT_WORD_START + r"\d{0,3}[-/.]\d{1,2}[-/.]\d{1,4}\b")
+AMPM = re.compile(r"(?:a" + AT_WORD_START + r"\.?m\.?|p" + AT_WORD_START + r"\.?m\.?)(?=\W|$)")
+URL = re.compile(r"(?:h" + AT_WORD_START + r"ttps?://|w" + AT_WORD_START + r"ww\.)\S+")
 NON_LETTERS = re.compile(r"[^a-z]+")
 
 
