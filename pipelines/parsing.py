@@ -92,6 +92,8 @@ def _scanner(limit: int) -> _Scanner:
 
 RAW_CONTENT = {name: re.compile(_raw_content(name)) for name in RAW_TEXT}
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+CONTROL_BYTES = bytes(range(0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20))
+"""``CONTROL``'s characters as UTF-8 bytes (each is one byte, never part of a longer sequence)."""
 
 
 def _parser() -> etree.HTMLParser:
@@ -185,8 +187,13 @@ def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | No
 
 def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | None:
     """The root ``<html>`` element of ``text`` (None for a page without any content)."""
-    text = cap_attributes(CONTROL.sub(" ", text), deadline=deadline)
-    root, too_deep = _parsed(text.encode("utf-8", errors="replace"), deadline)
+    data = text.encode("utf-8", errors="replace")
+    controls = len(data.translate(None, CONTROL_BYTES)) != len(data)   # a C loop; CONTROL.search is 7x slower
+    capped = cap_attributes(CONTROL.sub(" ", text) if controls else text, deadline=deadline)
+    if controls or capped is not text:
+        data = capped.encode("utf-8", errors="replace")
+    text = capped
+    root, too_deep = _parsed(data, deadline)
     if too_deep:
         root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
     if root is not None:

@@ -98,3 +98,12 @@ def test_ten_thousand_deep_nesting_keeps_all_text() -> None:
 def test_broken_html_is_repaired() -> None:
     bs = blocks_of("<div><p>unclosed para<p>second <b>bold</div> trailing <td>cell")
     assert [b.text for b in bs] == ["unclosed para", "second", "bold", "trailing", "cell"]
+
+
+def test_control_characters_parse_as_spaces() -> None:
+    from lxml import etree
+
+    for html in ("<p>a\x01b\x0cc</p><a href='/x\x1f'>y</a>", "<p>ünï\x00cødé\x08</p>"):
+        expected = html.translate({c: " " for c in [*range(9), 11, 12, *range(14, 32)]})
+        assert etree.tostring(parse_html(html)) == etree.tostring(parse_html(expected))
+    assert parse_html("<p>plain \t\n\r text</p>").findtext(".//p") == "plain \t\n\r text"
