@@ -1,6 +1,6 @@
 """CPU per page of the crawl's page analysis, in process, on real pages; and a decision check.
 
-    python -m bench.analysis_cpu [--per-site 25] [--wcxb 60] [--repeat 1] [--profile N]
+    python -m bench.analysis_cpu [--per-site 20] [--wcxb 60] [--repeat 1] [--profile N]
                                  [--save FILE | --check FILE]
 
 The sample: every ``k``-th HTML page (sorted by URL) of each real documentation site of
@@ -9,13 +9,15 @@ The sample: every ``k``-th HTML page (sorted by URL) of each real documentation 
 is absent). Each page goes through exactly what a crawl worker runs (``pagefacts.analyze_page`` with
 the crawl's default ``FactOptions``: site level on, ``uniform`` weighting, the default classifier
 and time budget; the result pickled as it crosses the worker boundary) and through ``rankcrawl
-extract``'s ``analyze``; CPU seconds of this process (``time.process_time``) are summed per source.
+extract``'s ``analyze`` (here with the crawl workers' compiled tree walk loaded; ``bench.extraction``
+times the real CLI); CPU seconds of this process (``time.process_time``) are summed per source.
 
-``--save FILE`` writes, per page, a SHA-256 of every ``PageFacts`` field (all but the wall time) and
+``--save FILE`` writes, per page, a SHA-256 of every ``PageFacts`` field (all but the wall and CPU times) and
 of the extract JSON row; ``--check FILE`` compares a run against such a file and exits 1 on any
 difference, naming the page and field: a speed change must leave both identical. ``--profile N``
 prints the top ``N`` functions of a cProfile run (by own time and by cumulative time).
-The peer in the same run is trafilatura on the same pages (``bench.extraction_peers``).
+The peer in the same run is trafilatura on the same pages (``bench.extraction_peers``). A timing run
+with the default sample writes the section "analysis-cpu" of docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import hashlib
 import json
 import pickle
 import pstats
+import subprocess
 import sys
 import time
 from dataclasses import asdict
@@ -32,7 +35,7 @@ from pathlib import Path
 
 import click
 
-from bench.report import markdown_table
+from bench.report import markdown_table, write_section
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
 from rankcrawl.settings.defaults import DEFAULTS
 
@@ -58,10 +61,18 @@ def wcxb_pages(limit: int) -> list[tuple[str, str, bytes]]:
     return [("wcxb", p.url, p.html_bytes()) for p in load("wcxb-dev", limit=limit)]
 
 
+def commit() -> str:
+    """The checked-out commit (short), ``+`` when the work tree has changes."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout
+    return (head or "?") + ("+" if dirty.strip() else "")
+
+
 def digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
+DEFAULT_PER_SITE, DEFAULT_WCXB = 20, 60
 CRAWL_OPTIONS = FactOptions(timeout=DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"])
 
 
@@ -126,8 +137,8 @@ def peer_per_page(pages: list[tuple[str, str, bytes]]) -> float:
 
 
 @click.command()
-@click.option("--per-site", default=25, show_default=True, help="Pages per real site.")
-@click.option("--wcxb", default=60, show_default=True, help="WCXB-dev pages.")
+@click.option("--per-site", default=DEFAULT_PER_SITE, show_default=True, help="Pages per real site.")
+@click.option("--wcxb", default=DEFAULT_WCXB, show_default=True, help="WCXB-dev pages.")
 @click.option("--repeat", default=1, show_default=True, help="Timing runs; the best counts.")
 @click.option("--profile", "top", default=0, help="Print the top N functions of a cProfile run of the crawl analysis.")
 @click.option("--save", type=click.Path(dir_okay=False), help="Write the decision fingerprints to this JSON file.")
@@ -171,8 +182,16 @@ def main(per_site: int, wcxb: int, repeat: int, top: int, save: str | None, chec
     extract = sum(v[0] * v[2] for v in per.values()) / n
     peer = peer_per_page(pages)
     rows = [[s, k, c, e] for s, (k, c, e) in per.items()] + [["all", n, crawl, extract]]
-    print(markdown_table(["source", "pages", "crawl analysis CPU ms/page", "extract CPU ms/page"], rows))
-    print(f"trafilatura on the same pages: {peer:.1f} CPU ms/page; rankcrawl extract {peer / extract:.2f}x its pages/s")
+    table = markdown_table(["source", "pages", "crawl analysis CPU ms/page", "extract CPU ms/page"], rows)
+    summary = (f"trafilatura on the same pages: {peer:.1f} CPU ms/page; rankcrawl extract in process "
+               f"**{peer / extract:.2f}x** its pages per CPU second, the crawl's page analysis {peer / crawl:.2f}x.")
+    print(f"{table}\n{summary}")
+    if (per_site, wcxb) == (DEFAULT_PER_SITE, DEFAULT_WCXB):
+        write_section("analysis-cpu", f"## CPU per page of the page analysis\n\nCommand: `python -m bench.analysis_cpu "
+                      f"--repeat {repeat}` at commit {commit()} (best of {repeat}; CPU time of one process, so fair "
+                      f"under load). Crawl analysis: `pagefacts.analyze_page` with the crawl's default options and the "
+                      f"pickle back from the worker; extract: `analyze` as `rankcrawl extract` runs it.\n\n"
+                      f"{table}\n\n{summary}")
 
 
 if __name__ == "__main__":
