@@ -190,7 +190,8 @@ def main(per_site: int, wcxb: int, repeat: int, top: int, save: str | None, chec
         write_section("analysis-cpu", f"## CPU per page of the page analysis\n\nCommand: `python -m bench.analysis_cpu "
                       f"--repeat {repeat}` at commit {commit()} (best of {repeat}; CPU time of one process, so fair "
                       f"under load). Crawl analysis: `pagefacts.analyze_page` with the crawl's default options and the "
-                      f"pickle back from the worker; extract: `analyze` as `rankcrawl extract` runs it.\n\n"
+                      f"pickle back from the worker; extract: `analyze` as `rankcrawl extract` runs it, but with the "
+                      f"compiled tree walk loaded (`bench.extraction` times the CLI).\n\n"
                       f"{table}\n\n{summary}")
 
 
