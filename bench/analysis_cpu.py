@@ -95,7 +95,7 @@ def fingerprints(pages: list[tuple[str, str, bytes]]) -> dict[str, dict[str, str
         if facts.pop("outcome") != "complete":
             raise click.ClickException(f"{url}: not analysed within the budget; rerun on a quieter machine")
         facts.pop("seconds")
-        facts.pop("cpu")
+        facts.pop("cpu", None)
         row = {name: digest(v) for name, v in facts.items()}
         row["extract"] = digest(extract_row(url, body))
         out[url] = row
