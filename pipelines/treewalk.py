@@ -27,3 +27,8 @@ def leaves(x: np.ndarray, feature: np.ndarray, threshold: np.ndarray, depth: int
                 node = 2 * node + 1 + (1 if x[i, feature[t, node]] > threshold[t, node] else 0)
             out[i, t] = t * (width + 1) + node - width
     return out
+
+
+# Load (or compile) the kernel for the one signature the ensembles use now, at import — in the
+# forkserver's preload for the crawl's workers — never inside a page's analysis time budget.
+leaves(np.zeros((1, 1)), np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1)), 1)
