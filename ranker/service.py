@@ -36,6 +36,7 @@ from rankcrawl.settings.keys import DEFAULT_PREFIX
 log = logging.getLogger("rankcrawl.ranker")
 
 MAX_ROUNDS = 100_000
+SOLVE_SHARE = 0.5  # a warm epoch solves to this share of tol; the rest lets unmoved hosts stay unpublished
 
 
 @dataclass(frozen=True)
@@ -197,8 +198,9 @@ class RankerService:
             self.progress.loaded(len(graph.index), graph.n, edges, reloaded)
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
+            partial = bool(self._published_sum) and not self.publisher.full_publish_needed()
             with self.progress.solving():
-                state = graph.push(tol, MAX_ROUNDS)
+                state = graph.push(tol * SOLVE_SHARE if partial else tol, MAX_ROUNDS)
             solve_s = time.perf_counter() - solve_started + self._seed_seconds
             self._seed_seconds = 0.0
             if state.bound > tol:
