@@ -15,7 +15,7 @@ coming back, or a redirect changing its target, asks for a rebuild (``needs_rebu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -144,6 +144,19 @@ class LiveGraph:
             if idx is None:
                 return np.zeros(0)
         return np.where(self.excluded[idx], np.nan, self.y[idx])
+
+    def vectors(self) -> Callable[[int], np.ndarray]:
+        """``vector`` for many hosts: pages outside the graph masked once, then a slice per host."""
+        masked = np.where(self.excluded[: self.n], np.nan, self.y[: self.n])
+
+        def vector(hid: int) -> np.ndarray:
+            idx = self.index.span(hid)
+            if idx is not None:
+                return masked[idx]
+            got = self.index.get(hid)
+            return masked[got] if got is not None else np.zeros(0)
+
+        return vector
 
     def host_sum(self, hid: int) -> float:
         idx = self.index.span(hid)

@@ -247,7 +247,7 @@ class RankerService:
                      iterations=state.rounds, error_bound=repr(bound), residual=repr(bound), solve_bound=repr(state.bound),
                      tol=tol, converged=int(bound <= tol), unconverged=unconverged + (bound > tol), final=int(final),
                      alpha=self.alpha)
-        epoch = self.publisher.publish(lease, hosts, graph.vector, norm, sums, self._top(graph), head, stats)
+        epoch = self.publisher.publish(lease, hosts, graph.vectors(), norm, sums, self._top(graph), head, stats)
         self._published_sum = published_sum
         graph.dirty.clear()
         for h in hosts:
