@@ -349,8 +349,9 @@ class GraphStore(ChangeStream):
                     keys = (k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
                     if not groups[hid]:
                         pipe.hlen(keys[0])
-                    for j in range(0, len(groups[hid]), ARGS_PER_CALL):
-                        pipe.execute_command(*call, 4, *keys, *groups[hid][j : j + ARGS_PER_CALL])
+                    lids = np.asarray(groups[hid], dtype="<u4")
+                    for j in range(0, len(lids), ARGS_PER_CALL):
+                        pipe.execute_command(*call, 4, *keys, lids[j : j + ARGS_PER_CALL].tobytes())
                 return pipe.execute()
 
             res = iter(run())

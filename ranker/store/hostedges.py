@@ -60,11 +60,13 @@ parsed with ``np.frombuffer``, not two values per page."""
 
 PAGES_PACKED = """
 local n = redis.call('HLEN', KEYS[1])
-local out = redis.call('HMGET', KEYS[2], unpack(ARGV))
-local gone = redis.call('SMISMEMBER', KEYS[3], unpack(ARGV))
-local alias = redis.call('HMGET', KEYS[4], unpack(ARGV))
+local lids = {}
+for i = 1, #ARGV[1], 4 do lids[#lids + 1] = tostring(struct.unpack('<I4', ARGV[1], i)) end
+local out = redis.call('HMGET', KEYS[2], unpack(lids))
+local gone = redis.call('SMISMEMBER', KEYS[3], unpack(lids))
+local alias = redis.call('HMGET', KEYS[4], unpack(lids))
 local head, data, g, alias_from, alias_to = {}, {}, {}, {}, {}
-for i, lid in ipairs(ARGV) do
+for i, lid in ipairs(lids) do
   if out[i] then
     head[#head + 1] = struct.pack('<I4I4', tonumber(lid), #out[i])
     data[#data + 1] = out[i]
@@ -77,7 +79,7 @@ for i, lid in ipairs(ARGV) do
 end
 return {n, table.concat(head), table.concat(data), table.concat(g), table.concat(alias_from), table.concat(alias_to)}
 """
-"""KEYS: as ``HOST_PACKED``; ARGV: LocalIDs. The same six-part reply for those pages only (their
+"""KEYS: as ``HOST_PACKED``; ARGV[1]: LocalIDs as packed uint32. The same six-part reply for those pages only (their
 out-edges, which are gone, which redirect), so a warm epoch reads each host's changed pages in
 one call instead of four commands."""
 
