@@ -162,6 +162,25 @@ class LiveGraph:
         idx = self.index.span(hid)
         return float(self.y[self.index[hid] if idx is None else idx].sum())
 
+    def host_sums(self, hids: Iterable[int]) -> dict[int, float]:
+        """``host_sum`` of many hosts: the one-segment ones in one ``np.add.reduceat``."""
+        out: dict[int, float] = {}
+        spans: list[tuple[int, int, int]] = []
+        for hid in hids:
+            span = self.index.span(hid)
+            if span is None:
+                out[hid] = self.host_sum(hid)
+            else:
+                spans.append((span.start, span.stop, hid))
+        if spans:
+            spans.sort()
+            bounds = np.array([(lo, hi) for lo, hi, _ in spans], dtype=np.int64)
+            y = np.append(self.y[: self.n], 0.0)  # reduceat may point one past the last page
+            sums = np.add.reduceat(y, bounds.ravel())[0::2]
+            sums[bounds[:, 0] == bounds[:, 1]] = 0.0
+            out.update(zip([h for _, _, h in spans], sums.tolist()))
+        return out
+
     def norm(self) -> float:
         return float(self.y[: self.n].sum())
 

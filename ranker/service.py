@@ -237,7 +237,7 @@ class RankerService:
     def _publish(self, lease: Lease, graph: LiveGraph, head: str, tol: float, state: Any, final: bool,
                  edges: int) -> tuple[int, int, float]:
         hosts, stale = self._hosts_to_publish(graph, tol, state.bound)
-        sums = {h: graph.host_sum(h) for h in hosts}
+        sums = graph.host_sums(hosts)
         published_sum = {**self._published_sum, **sums}
         norm = sum(published_sum.values())
         bound = state.bound + 2.0 * stale / norm
