@@ -15,7 +15,7 @@ coming back, or a redirect changing its target, asks for a rebuild (``needs_rebu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -145,9 +145,41 @@ class LiveGraph:
                 return np.zeros(0)
         return np.where(self.excluded[idx], np.nan, self.y[idx])
 
+    def vectors(self) -> Callable[[int], np.ndarray]:
+        """``vector`` for many hosts: pages outside the graph masked once, then a slice per host."""
+        masked = np.where(self.excluded[: self.n], np.nan, self.y[: self.n])
+
+        def vector(hid: int) -> np.ndarray:
+            idx = self.index.span(hid)
+            if idx is not None:
+                return masked[idx]
+            got = self.index.get(hid)
+            return masked[got] if got is not None else np.zeros(0)
+
+        return vector
+
     def host_sum(self, hid: int) -> float:
         idx = self.index.span(hid)
         return float(self.y[self.index[hid] if idx is None else idx].sum())
+
+    def host_sums(self, hids: Iterable[int]) -> dict[int, float]:
+        """``host_sum`` of many hosts: the one-segment ones in one ``np.add.reduceat``."""
+        out: dict[int, float] = {}
+        spans: list[tuple[int, int, int]] = []
+        for hid in hids:
+            span = self.index.span(hid)
+            if span is None:
+                out[hid] = self.host_sum(hid)
+            else:
+                spans.append((span.start, span.stop, hid))
+        if spans:
+            spans.sort()
+            bounds = np.array([(lo, hi) for lo, hi, _ in spans], dtype=np.int64)
+            y = np.append(self.y[: self.n], 0.0)  # reduceat may point one past the last page
+            sums = np.add.reduceat(y, bounds.ravel())[0::2]
+            sums[bounds[:, 0] == bounds[:, 1]] = 0.0
+            out.update(zip([h for _, _, h in spans], sums.tolist()))
+        return out
 
     def norm(self) -> float:
         return float(self.y[: self.n].sum())
