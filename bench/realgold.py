@@ -10,6 +10,10 @@ Rules (bench/realcrawl.py states them too):
 - An edge (p, q): a link of p whose target lands, after the server's redirects, on a page q
   != p (so self-links and ``#fragment`` links are no edges); repeated targets count once.
   Gold content edges come from content links, all-links (naive) edges from every link.
+- Frontier links of p: its links that leave the served pages without being broken, i.e. to a
+  host that is not served (the crawl never fetches them) or landing on a 200 file that is not
+  HTML. A crawler's graph holds their targets as pages without out-links (rankcrawl's does), so
+  the PageRank figures count them as such on both sides (``content_frontier``/``all_frontier``).
 - Index-like page: at least ``LINKED_SHARE`` of the words of its content region are link text,
   or its file name is a table of contents or index (``INDEX_NAMES``). Other pages are prose.
 - Template link of a host: a link target that appears outside the content region on at least
@@ -120,6 +124,19 @@ def edges(web: Web, src: str, targets: Iterable[str]) -> set[str]:
     return out
 
 
+def frontier(web: Web, targets: Iterable[str]) -> set[str]:
+    """Targets off the served pages that are not broken: a host not served, or a 200 non-HTML file."""
+    out = set()
+    for t in targets:
+        if urlsplit(t).netloc not in web.hosts:
+            out.add(t)
+        else:
+            q = web.resolve(t)
+            if q is not None and not web.is_page(q):
+                out.add(q)
+    return out
+
+
 def reachable(web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> list[str]:
     """Pages reached from ``seeds`` following every link, in breadth-first order."""
     order, seen = [], set()
@@ -155,6 +172,8 @@ class Gold:
     content_edges: dict[str, set[str]] = field(default_factory=dict)
     all_edges: dict[str, set[str]] = field(default_factory=dict)
     template: dict[str, set[str]] = field(default_factory=dict)
+    content_frontier: dict[str, set[str]] = field(default_factory=dict)
+    all_frontier: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> Gold:
@@ -165,5 +184,7 @@ class Gold:
             p = pages[url]
             gold.content_edges[url] = edges(web, url, p.content) & nodes
             gold.all_edges[url] = edges(web, url, p.links) & nodes
+            gold.content_frontier[url] = frontier(web, p.content)
+            gold.all_frontier[url] = frontier(web, p.links)
         gold.template = template_targets(pages[u] for u in order)
         return gold
