@@ -37,8 +37,9 @@ hosts that are not served, or to pages cut by --max-pages, are left out of every
 counted as ``unknowable_edges``: nobody can say whether their target exists):
 coverage = reachable pages fetched / reachable pages (reachable = by following every link);
 content-edge P/R/F1 of the stored edges as the ranker counts them (``graph export --resolved``) against gold,
-index-like and prose pages apart; leaked template edges per 1,000 stored edges (stored link that
-is outside the source's content region and there on >= 50 % of its host's pages); PageRank of
+index-like and prose pages apart; leaked template edges per 1,000 stored edges (stored edge whose
+target the source links to only outside its content region, and that is such a link on >= 50 % of
+its host's pages; targets where links land, redirects followed, as stored edges are resolved); PageRank of
 the gold graph (networkx, alpha 0.85, uniform teleport, dangling -> uniform, on the reachable
 pages plus the gold's frontier: targets of its content links on hosts that are not served or
 200 files that are not HTML, pages without out-links, exactly as rankcrawl's graph holds the
@@ -149,8 +150,8 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
     own = stored
     n_stored = sum(map(len, own.values()))
     host = {u: urlsplit(u).netloc for u in sources}
-    leaked = M.leaked_template(own, {u: gold.pages[u].outside for u in sources},
-                               {u: gold.pages[u].content for u in sources}, gold.template, host)
+    leaked = M.leaked_template(own, {u: gold.outside_landing[u] for u in sources},
+                               {u: gold.content_landing[u] for u in sources}, gold.template, host)
     counts = {name: M.edge_counts(stored, gold.content_edges, urls)
               for name, urls in (("all", sources), ("index", index), ("prose", prose))}
     naive = M.edge_counts(gold.all_edges, gold.content_edges, scope)

@@ -16,8 +16,9 @@ Rules (bench/realcrawl.py states them too):
   the PageRank figures count them as such on both sides (``content_frontier``/``all_frontier``).
 - Index-like page: at least ``LINKED_SHARE`` of the words of its content region are link text,
   or its file name is a table of contents or index (``INDEX_NAMES``). Other pages are prose.
-- Template link of a host: a link target that appears outside the content region on at least
-  ``TEMPLATE_SHARE`` of the host's pages.
+- Template link of a host: a link target that appears outside the content region (and not inside
+  it) on at least ``TEMPLATE_SHARE`` of the host's pages; targets taken where they land (redirects
+  followed), as the stored edges the leak figure checks are (``content_landing``/``outside_landing``).
 - Reachable pages: pages reached from the seeds by following every link (redirects followed),
   the pages a crawler following every link fetches (robots.txt allows all).
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from urllib.parse import urlsplit
 
@@ -174,6 +175,8 @@ class Gold:
     template: dict[str, set[str]] = field(default_factory=dict)
     content_frontier: dict[str, set[str]] = field(default_factory=dict)
     all_frontier: dict[str, set[str]] = field(default_factory=dict)
+    content_landing: dict[str, set[str]] = field(default_factory=dict)
+    outside_landing: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> Gold:
@@ -186,5 +189,8 @@ class Gold:
             gold.all_edges[url] = edges(web, url, p.links) & nodes
             gold.content_frontier[url] = frontier(web, p.content)
             gold.all_frontier[url] = frontier(web, p.links)
-        gold.template = template_targets(pages[u] for u in order)
+            gold.content_landing[url] = {web.resolve(t) or t for t in p.content}
+            gold.outside_landing[url] = {web.resolve(t) or t for t in p.outside}
+        gold.template = template_targets(replace(pages[u], content=gold.content_landing[u], outside=gold.outside_landing[u])
+                                         for u in order)
         return gold

@@ -45,7 +45,10 @@ def test_gold_edges_resolve_redirects_and_drop_self_and_404(tmp_path: Path) -> N
     assert gold.content_edges[a] == {"https://t.org/d/b.html", "https://t.org/d/c.html"}
     assert gold.all_edges[a] == {"https://t.org/d/index.html", "https://t.org/d/b.html", "https://t.org/d/c.html"}
     assert set(gold.reachable) == {f"https://t.org/d/{n}" for n in ("index.html", "a.html", "b.html", "c.html")}
-    assert gold.template["t.org"] == {"https://t.org/d/index.html", "https://t.org/d/c.html"}
+    # c.html: outside the region on every page, but alias.html in the region lands on it: no template link
+    assert gold.template["t.org"] == {"https://t.org/d/index.html"}
+    assert gold.content_landing[a] == {"https://t.org/d/b.html", "https://t.org/d/a.html", "https://t.org/d/gone.html",
+                                       "https://t.org/d/c.html"}  # alias.html lands on c.html: a content link to c
 
 
 def test_index_like_by_link_share_and_name() -> None:
