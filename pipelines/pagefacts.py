@@ -46,6 +46,9 @@ FOLLOW_CONTEXT = 500
 MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
 INDEX = re.compile(r"\[\d+\]")
+ID_CLASSES = re.compile(r"(#[^./]+)\.[^/]*")
+"""The classes of an element label that has an id: left out of region keys, where the id names the
+region and classes may name the page (Sphinx themes: ``<div id="docs-body" class="withsidebar intro">``)."""
 WORDS = re.compile(r"\w+")
 SHALLOW = (3, 4, 5)
 """Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
@@ -208,7 +211,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content])
     regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
     regions = regions[:MAX_REGIONS]
-    facts.region_keys = [label_key("R:" + INDEX.sub("", "/".join(p))) for p in regions]
+    facts.region_keys = [label_key("R:" + ID_CLASSES.sub(r"\1", INDEX.sub("", "/".join(p)))) for p in regions]
     facts.region_depth = [len(p) for p in regions]
     pagelets = partition(doc.root, linked_only=True) if doc.root is not None else []
     owner = {a: i for i, p in enumerate(pagelets) for a in p.links}

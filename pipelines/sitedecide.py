@@ -170,6 +170,10 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         if f.link_index:
             kept |= np.asarray(f.link_index, dtype=bool)
         content = list_votes(content | kept, in_template, pagelet, keys.ll)
+        if region > 0 and f.link_regions:
+            inside = (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
+            index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
+            content &= inside | index | (block < 0)
     if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:
