@@ -32,26 +32,27 @@ def test_a_region_is_known_by_its_id_whatever_classes_name_the_page() -> None:
 
 def facts(in_index: bool) -> PageFacts:
     """A source-code page: two region candidates (1 = the container, 2 = the main body); its main body
-    holds one link, a small navigation block outside it two links the per-page classifier kept."""
-    links = [f"{HOST}/contents.html", f"{HOST}/genindex.html", f"{HOST}/module.html"]
+    holds one link, a small navigation block outside it two links the per-page classifier kept, and
+    a block owned by ``<body>`` (in no candidate) one more."""
+    links = [f"{HOST}/contents.html", f"{HOST}/genindex.html", f"{HOST}/module.html", f"{HOST}/docs.html"]
     return PageFacts(
-        url=f"{HOST}/_modules/m.html", title="m", block_text=["Contents | Index", "code"],
-        block_content=[True, True], block_fp=[11, 12], links=links, anchors=["a"] * 3,
-        link_block=[0, 0, 1], link_content=[True, True, True], link_in_content=[True, True, True],
-        link_dense=[True, True, False], link_regions=[0b01, 0b01, 0b11], region_keys=[1, 2], region_depth=[3, 4],
-        region_own=2, link_pagelet=[0, 0, 1], pagelet_shingle=[21, 22], pagelet_list=[31, 0],
-        link_index=[in_index, in_index, False])
+        url=f"{HOST}/_modules/m.html", title="m", block_text=["Contents | Index", "code", "[docs]"],
+        block_content=[True, True, True], block_fp=[11, 12, 13], links=links, anchors=["a"] * 4,
+        link_block=[0, 0, 1, 2], link_content=[True] * 4, link_in_content=[True] * 4,
+        link_dense=[True, True, False, False], link_regions=[0b01, 0b01, 0b11, 0], region_keys=[1, 2],
+        region_depth=[3, 4], region_own=2, link_pagelet=[0, 0, 1, 2], pagelet_shingle=[21, 22, 23],
+        pagelet_list=[31, 0, 0], link_index=[in_index, in_index, False, False])
 
 
 def test_links_outside_the_hosts_main_region_do_not_count_unless_an_index() -> None:
     f = facts(in_index=False)
     keys = page_keys(f)
-    cold = decide(f, keys, lambda k: False, warm=False, duplicate=False, weights=[1.0] * 3, region=2)
+    cold = decide(f, keys, lambda k: False, warm=False, duplicate=False, weights=[1.0] * 4, region=2)
     assert {t for t, _ in cold.edges} == set(f.links)  # cold host: the page's own classifier decides
-    warm = decide(f, keys, lambda k: False, warm=True, duplicate=False, weights=[1.0] * 3, region=2)
-    assert {t for t, _ in warm.edges} == {f"{HOST}/module.html"}
-    whole = decide(f, keys, lambda k: False, warm=True, duplicate=False, weights=[1.0] * 3, region=1)
+    warm = decide(f, keys, lambda k: False, warm=True, duplicate=False, weights=[1.0] * 4, region=2)
+    assert {t for t, _ in warm.edges} == {f"{HOST}/module.html", f"{HOST}/docs.html"}
+    whole = decide(f, keys, lambda k: False, warm=True, duplicate=False, weights=[1.0] * 4, region=1)
     assert {t for t, _ in whole.edges} == set(f.links)
     g = facts(in_index=True)
-    index = decide(g, page_keys(g), lambda k: False, warm=True, duplicate=False, weights=[1.0] * 3, region=2)
+    index = decide(g, page_keys(g), lambda k: False, warm=True, duplicate=False, weights=[1.0] * 4, region=2)
     assert {t for t, _ in index.edges} == set(g.links)
