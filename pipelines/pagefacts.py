@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.deadline import clock
 from rankcrawl.pipelines.dom_features import TOKEN_ROLES
 from rankcrawl.pipelines.dom_features import tokens as role_tokens
 from rankcrawl.pipelines.fingerprints import fingerprint_keys
@@ -254,13 +254,13 @@ def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptio
     """Parse, classify and summarise one fetched page within ``options.timeout`` seconds (the
     function worker processes run); ``outcome`` says whether the page, its prefix or nothing
     (``"skipped"``, no facts) fitted the budget (``budget.analyze_within``)."""
-    start = time.monotonic()
+    start = clock()
     opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
     budgeted = analyze_within(body, url=url, encoding=encoding, timeout=options.timeout, max_bytes=options.max_bytes,
                               started=start, **opts)
     if budgeted.doc is None:
-        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=time.monotonic() - start)
+        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=clock() - start)
     facts = facts_of(budgeted.doc, options)
     facts.outcome = budgeted.outcome
-    facts.seconds = time.monotonic() - start
+    facts.seconds = clock() - start
     return facts
