@@ -73,14 +73,15 @@ class PartitionedLinks:
 
 
 @njit(cache=True)
-def _scatter(target, source, weight, indptr, out_src, out_weight):  # pragma: no cover - compiled
-    """Counting-sort scatter: links into their target's slot of the CSR, in input order."""
+def scatter_by_key(key, value, weight, indptr, out_value, out_weight):  # pragma: no cover - compiled
+    """Counting-sort scatter: each link's (value, weight) into its key's slot of a CSR, in input order
+    (key = target for an in-link CSR, source for an out-link CSR)."""
     fill = indptr[:-1].copy()
-    for k in range(target.shape[0]):
-        j = fill[target[k]]
-        out_src[j] = source[k]
+    for k in range(key.shape[0]):
+        j = fill[key[k]]
+        out_value[j] = value[k]
         out_weight[j] = weight[k]
-        fill[target[k]] = j + 1
+        fill[key[k]] = j + 1
 
 
 def _in_link_csr(target: np.ndarray, source: np.ndarray, weight: np.ndarray,
@@ -89,7 +90,7 @@ def _in_link_csr(target: np.ndarray, source: np.ndarray, weight: np.ndarray,
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(target, minlength=n), out=indptr[1:])
     src, w = np.empty(len(target), dtype=np.int32), np.empty(len(target), dtype=np.float32)
-    _scatter(target, source, weight, indptr, src, w)
+    scatter_by_key(target, source, weight, indptr, src, w)
     return indptr, src, w
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-from numba import njit
 
 from rankcrawl.ranker import _push
+from rankcrawl.ranker.inlink_csr import scatter_by_key
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 INDEX_LIMIT = np.iinfo(np.int32).max
@@ -26,16 +26,6 @@ class PushState:
     edges: float
     pages: float
     segments_swept: int
-
-
-@njit(cache=True)
-def _scatter_by_source(src, dst, weight, indptr, out_dst, out_weight):  # pragma: no cover - compiled
-    fill = indptr[:-1].copy()
-    for k in range(src.shape[0]):
-        j = fill[src[k]]
-        out_dst[j] = dst[k]
-        out_weight[j] = weight[k]
-        fill[src[k]] = j + 1
 
 
 @dataclass
@@ -72,7 +62,7 @@ class OutLinks:
         np.cumsum(counts, out=indptr[1:])
         dst = np.empty(len(graph.src), dtype=np.int32)
         w = np.empty(len(graph.src), dtype=np.float32)
-        _scatter_by_source(np.asarray(graph.src), np.asarray(graph.dst), weight, indptr, dst, w)
+        scatter_by_key(np.asarray(graph.src), np.asarray(graph.dst), weight, indptr, dst, w)
         out_weight = np.bincount(graph.src, weights=weight, minlength=n)
         inv_out = np.divide(1.0, out_weight, out=np.zeros(n), where=out_weight > 0)
         offsets = np.asarray(graph.host_offsets, dtype=np.int64)

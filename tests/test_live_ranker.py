@@ -13,6 +13,7 @@ from collections import Counter
 
 import networkx as nx
 import numpy as np
+from epoch_reader import whole_epoch_reader
 
 from rankcrawl.ranker.livegraph import LiveGraph
 from rankcrawl.ranker.service import RankerService
@@ -158,33 +159,15 @@ def test_publish_only_changed_hosts_and_readers_see_whole_epochs(r):
     first = service.solve_once()
     assert first.hosts_published == first.hosts
     urls = [u for u, _ in RankQueries(r).export()]
-    stop, problems, reads = threading.Event(), [], [0]
-
-    def reader() -> None:
-        queries = RankQueries(r)
-        while not stop.is_set():
-            ranks = queries.rank(urls)
-            if any(v is None for v in ranks.values()) or abs(sum(ranks.values()) - 1) > 1e-9:
-                problems.append(f"rank(): {sum(v or 0 for v in ranks.values())}")
-            exported = dict(queries.export())
-            if set(exported) != set(urls) or abs(sum(exported.values()) - 1) > 1e-9:
-                problems.append(f"export(): {len(exported)} pages, sum {sum(exported.values())}")
-            reads[0] += 1
-
-    thread = threading.Thread(target=reader)
-    thread.start()
     published = []
-    try:
+    with whole_epoch_reader(r, urls) as reads:
         for i in range(40):
             store.put_pages([PageRecord("http://h0.org/0", [(f"http://h{(i % 4) + 1}.org/{j}", 5.0) for j in range(8)])])
             published.append(service.solve_once().hosts_published)
-            if i >= 10 and reads[0] >= 20:
+            if i >= 10 and reads.count >= 20:
                 break
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-    assert not problems, problems[:3]
-    assert reads[0] >= 20
+    assert not reads.problems, reads.problems[:3]
+    assert reads.count >= 20
     assert max(published) <= first.hosts - 6  # the islands' vectors were never rewritten
     ours = dict(RankQueries(r).export())
     ref = networkx_reference(store)

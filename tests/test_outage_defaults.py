@@ -1,6 +1,8 @@
 """Redis outages during a crawl with EVERY default on (site level, worker processes, in-process ranker):
-a paused server (SIGSTOP 8 s), a killed and restarted one (SIGKILL), and a 40 s stop. Against the demo
-web's ground truth, no fetched page and no content edge may be missing, and nothing template leaks in."""
+a paused server (SIGSTOP 8 s), a killed and restarted one (SIGKILL), and a 40 s stop; the pause and the
+stop also in distributed mode (scrapy-redis JSON frontier and dupefilter in Redis), where no request may
+be lost on the way to or from the shared frontier. Against the demo web's ground truth, no fetched page
+and no content edge may be missing, and nothing template leaks in."""
 
 from __future__ import annotations
 
@@ -28,13 +30,15 @@ def start(port: int, data: Path) -> tuple[ValkeyServer, int]:
     return server, pid
 
 
-@pytest.mark.parametrize("outage", ["sigstop-8s", "sigkill-restart", "stop-40s"])
-def test_outage_with_every_default_loses_nothing(tmp_path: Path, outage: str) -> None:
+@pytest.mark.parametrize(("outage", "distributed"), [("sigstop-8s", False), ("sigkill-restart", False), ("stop-40s", False),
+                                                     ("sigstop-8s", True), ("stop-40s", True)])
+def test_outage_with_every_default_loses_nothing(tmp_path: Path, outage: str, distributed: bool) -> None:
     port, data = free_port(), tmp_path / "valkey"
     server, pid = start(port, data)
     url = f"redis://127.0.0.1:{port}/0"
     with DemoWeb(seed=5, n_hosts=3, pages_per_host=15).serve() as web:
-        proc = subprocess.Popen(crawl_command(web.seeds, url, DOWNLOAD_DELAY="0.2", CONCURRENT_REQUESTS_PER_DOMAIN="1"),
+        proc = subprocess.Popen(crawl_command(web.seeds, url, DOWNLOAD_DELAY="0.2", CONCURRENT_REQUESTS_PER_DOMAIN="1",
+                                              RANKCRAWL_DISTRIBUTED=str(distributed)),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 60
@@ -66,9 +70,10 @@ def test_outage_with_every_default_loses_nothing(tmp_path: Path, outage: str) ->
             store = GraphStore(client)
             lost = [u for u in pages if store.meta(u) is None]
             precision, recall, template = link_quality(web, pages, stored_edges(client))
-            print(f"\n{outage}: {len(pages)} pages fetched, {len(lost)} not stored, content-edge recall {recall:.3f}, "
-                  f"precision {precision:.3f}, template edges {template}, site fallbacks "
-                  f"{stats.get('rankcrawl/site/fallback', 0)}, replayed {stats.get('rankcrawl/site/replayed', 0)}")
+            print(f"\n{outage} (distributed={distributed}): {len(pages)} pages fetched, {len(lost)} not stored, "
+                  f"content-edge recall {recall:.3f}, precision {precision:.3f}, template edges {template}, site fallbacks "
+                  f"{stats.get('rankcrawl/site/fallback', 0)}, replayed {stats.get('rankcrawl/site/replayed', 0)}, "
+                  f"frontier left {client.zcard('rc:{crawl}:rankcrawl:requests')}")
             assert pages == reachable(web)
             assert lost == []
             assert recall == 1.0 and template == 0

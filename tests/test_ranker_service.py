@@ -12,6 +12,7 @@ import time
 import networkx as nx
 import numpy as np
 import pytest
+from epoch_reader import whole_epoch_reader
 
 from rankcrawl.ranker.pagerank import solve as pagerank
 from rankcrawl.ranker.service import RankerService
@@ -105,35 +106,15 @@ def test_readers_always_see_one_complete_epoch(any_client):
     service = RankerService(any_client, tol=1e-12)
     service.solve_once()
     urls = [u for u, _ in RankQueries(any_client).export()]
-    stop = threading.Event()
-    problems: list[str] = []
-    reads = [0]
-
-    def reader() -> None:
-        queries = RankQueries(any_client)
-        while not stop.is_set():
-            ranks = queries.rank(urls)
-            if any(v is None for v in ranks.values()) or abs(sum(ranks.values()) - 1) > 1e-9:
-                problems.append(f"rank(): {sum(v or 0 for v in ranks.values())}")
-            exported = dict(queries.export())
-            if set(exported) != set(urls) or abs(sum(exported.values()) - 1) > 1e-9:
-                problems.append(f"export(): {len(exported)} pages, sum {sum(exported.values())}")
-            reads[0] += 1
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    try:
+    with whole_epoch_reader(any_client, urls) as reads:
         for i in range(60):  # the hub's out-links swing between hosts: every epoch differs a lot
             hub = [PageRecord("http://h0.org/p0", [(f"http://h{(i % 3) + 1}.org/p{j}", 5.0) for j in range(10)])]
             store.put_pages(hub)
             assert service.solve_once().epoch == i + 2
-            if i >= 11 and reads[0] >= 20:
+            if i >= 11 and reads.count >= 20:
                 break
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-    assert not problems, problems[:3]
-    assert reads[0] >= 20
+    assert not reads.problems, reads.problems[:3]
+    assert reads.count >= 20
     last = current(store).epoch
     previous = current(store).previous
     kept = [e for e in range(1, last + 2) if any_client.exists(store.keys.manifest(e), store.keys.top(e))]
