@@ -13,7 +13,9 @@ Dynamic frontier by host partition: pages live in segments (a host's contiguous 
 a segment is active while one of its pages holds |res| > theta. Rounds sweep the active
 segments in order; theta falls by THETA_STEP per level, down to the value at which the bound
 is guaranteed, so large residuals (what a change introduced) are pushed first and segments the
-change never reached are never touched.
+change never reached are never touched. Once a level has pushed at least GLOBAL_SHARE of the
+pages, the residual is everywhere and thresholds only cost: the solve finishes with plain
+Gauss–Seidel sweeps (every page with a residual, in order), checking the bound after each.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from numba import njit
 
 THETA_STEP = 8.0
+GLOBAL_SHARE = 0.5
 
 
 @njit(cache=True, nogil=True)
@@ -92,6 +95,31 @@ def _push_range(lo, hi, start, count, dst, weight, inv_out, alpha, theta, y, res
 
 
 @njit(cache=True, nogil=True)
+def _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, theta, y, res, drift,
+           acc):  # pragma: no cover - compiled
+    """One Gauss–Seidel sweep: push every page holding |res| > theta, segment by segment."""
+    edges, pages = acc[0], acc[1]
+    for s in range(seg_lo.shape[0]):
+        moved = 0.0
+        for u in range(seg_lo[s], seg_hi[s]):
+            d = res[u]
+            if abs(d) <= theta:
+                continue
+            res[u] = 0.0
+            y[u] += d
+            moved += abs(d)
+            pages += 1.0
+            c = alpha * d * inv_out[u]
+            if c != 0.0:
+                m = count[u]
+                for k in range(start[u], start[u] + m):
+                    res[dst[k]] += c * weight[k]
+                edges += m
+        drift[s] += moved
+    acc[0], acc[1] = edges, pages
+
+
+@njit(cache=True, nogil=True)
 def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha, y, res, tol, max_rounds,
                active, drift, step):  # pragma: no cover - compiled
     """Push until (bound) ≤ tol or ``max_rounds`` rounds; returns (rounds, bound, edges, pages).
@@ -109,12 +137,21 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
     for i in range(n):
         theta = max(theta, abs(res[i]))
     theta /= step
+    sweeping = False
     while True:
         total, ysum = _totals(res, y)
         bound = np.inf if ysum <= 0 else total / (factor * ysum)
         if bound <= tol or rounds >= max_rounds:
             return rounds, bound, acc[0], acc[1]
         theta = max(theta, tol * factor * ysum / n)
+        if sweeping:  # the level's pages in order; the next level once a sweep finds none above theta
+            before = acc[1]
+            _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, theta, y, res, drift, acc)
+            rounds += 1
+            if acc[1] == before:
+                theta /= step
+            continue
+        level_pages = acc[1]
         _activate(seg_lo, seg_hi, res, theta, active)
         while rounds < max_rounds:
             any_active = False
@@ -129,4 +166,5 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
             if not any_active:
                 break
             rounds += 1
+        sweeping = acc[1] - level_pages >= GLOBAL_SHARE * n
         theta /= step

@@ -15,11 +15,12 @@ coming back, or a redirect changing its target, asks for a rebuild (``needs_rebu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from rankcrawl.ranker import _delta, _push
+from rankcrawl.ranker.hostindex import HostIndex
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges
 from rankcrawl.ranker.store.hostedges import assemble_packed, pack
@@ -45,55 +46,6 @@ def warm_up(alpha: float) -> None:
     graph = LiveGraph.build({0: edges}, alpha)
     graph.push(1e-3, 10)
     graph.reset_residual()
-
-
-class HostIndex(Mapping[int, np.ndarray]):
-    """HostID → page number per LocalID. A host held in one segment is stored as its range only;
-    hosts that grew later (several segments) keep an int32 array."""
-
-    def __init__(self) -> None:
-        self._range: dict[int, tuple[int, int]] = {}  # HostID → (first page number, page count)
-        self._array: dict[int, np.ndarray] = {}
-
-    def __getitem__(self, hid: int) -> np.ndarray:
-        got = self._array.get(hid)
-        if got is not None:
-            return got
-        first, size = self._range[hid]
-        return np.arange(first, first + size, dtype=np.int32)
-
-    def __iter__(self) -> Iterator[int]:
-        yield from self._range
-        yield from self._array
-
-    def __len__(self) -> int:
-        return len(self._range) + len(self._array)
-
-    def __contains__(self, hid: object) -> bool:
-        return hid in self._range or hid in self._array
-
-    def size(self, hid: int) -> int:
-        """Pages of host ``hid`` (0 if unknown)."""
-        got = self._array.get(hid)
-        if got is not None:
-            return len(got)
-        return self._range.get(hid, (0, 0))[1]
-
-    def span(self, hid: int) -> slice | None:
-        """The page numbers of a host held in one segment, as a slice (None otherwise)."""
-        got = self._range.get(hid)
-        return None if got is None else slice(got[0], got[0] + got[1])
-
-    def set_range(self, hid: int, first: int, size: int) -> None:
-        self._range[hid] = (first, size)
-
-    def set_array(self, hid: int, pages: np.ndarray) -> None:
-        self._range.pop(hid, None)
-        self._array[hid] = pages
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in self._array.values()) + 16 * len(self._range)
 
 
 class LiveGraph:
@@ -145,9 +97,41 @@ class LiveGraph:
                 return np.zeros(0)
         return np.where(self.excluded[idx], np.nan, self.y[idx])
 
+    def vectors(self) -> Callable[[int], np.ndarray]:
+        """``vector`` for many hosts: pages outside the graph masked once, then a slice per host."""
+        masked = np.where(self.excluded[: self.n], np.nan, self.y[: self.n])
+
+        def vector(hid: int) -> np.ndarray:
+            idx = self.index.span(hid)
+            if idx is not None:
+                return masked[idx]
+            got = self.index.get(hid)
+            return masked[got] if got is not None else np.zeros(0)
+
+        return vector
+
     def host_sum(self, hid: int) -> float:
         idx = self.index.span(hid)
         return float(self.y[self.index[hid] if idx is None else idx].sum())
+
+    def host_sums(self, hids: Iterable[int]) -> dict[int, float]:
+        """``host_sum`` of many hosts: the one-segment ones in one ``np.add.reduceat``."""
+        out: dict[int, float] = {}
+        spans: list[tuple[int, int, int]] = []
+        for hid in hids:
+            span = self.index.span(hid)
+            if span is None:
+                out[hid] = self.host_sum(hid)
+            else:
+                spans.append((span.start, span.stop, hid))
+        if spans:
+            spans.sort()
+            bounds = np.array([(lo, hi) for lo, hi, _ in spans], dtype=np.int64)
+            y = np.append(self.y[: self.n], 0.0)  # reduceat may point one past the last page
+            sums = np.add.reduceat(y, bounds.ravel())[0::2]
+            sums[bounds[:, 0] == bounds[:, 1]] = 0.0
+            out.update(zip([h for _, _, h in spans], sums.tolist()))
+        return out
 
     def norm(self) -> float:
         return float(self.y[: self.n].sum())

@@ -36,6 +36,7 @@ from rankcrawl.settings.keys import DEFAULT_PREFIX
 log = logging.getLogger("rankcrawl.ranker")
 
 MAX_ROUNDS = 100_000
+SOLVE_SHARE = 0.5  # a warm epoch solves to this share of tol; the rest lets unmoved hosts stay unpublished
 
 
 @dataclass(frozen=True)
@@ -197,8 +198,9 @@ class RankerService:
             self.progress.loaded(len(graph.index), graph.n, edges, reloaded)
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
+            partial = bool(self._published_sum) and not self.publisher.full_publish_needed()
             with self.progress.solving():
-                state = graph.push(tol, MAX_ROUNDS)
+                state = graph.push(tol * SOLVE_SHARE if partial else tol, MAX_ROUNDS)
             solve_s = time.perf_counter() - solve_started + self._seed_seconds
             self._seed_seconds = 0.0
             if state.bound > tol:
@@ -235,7 +237,7 @@ class RankerService:
     def _publish(self, lease: Lease, graph: LiveGraph, head: str, tol: float, state: Any, final: bool,
                  edges: int) -> tuple[int, int, float]:
         hosts, stale = self._hosts_to_publish(graph, tol, state.bound)
-        sums = {h: graph.host_sum(h) for h in hosts}
+        sums = graph.host_sums(hosts)
         published_sum = {**self._published_sum, **sums}
         norm = sum(published_sum.values())
         bound = state.bound + 2.0 * stale / norm
@@ -245,7 +247,7 @@ class RankerService:
                      iterations=state.rounds, error_bound=repr(bound), residual=repr(bound), solve_bound=repr(state.bound),
                      tol=tol, converged=int(bound <= tol), unconverged=unconverged + (bound > tol), final=int(final),
                      alpha=self.alpha)
-        epoch = self.publisher.publish(lease, hosts, graph.vector, norm, sums, self._top(graph), head, stats)
+        epoch = self.publisher.publish(lease, hosts, graph.vectors(), norm, sums, self._top(graph), head, stats)
         self._published_sum = published_sum
         graph.dirty.clear()
         for h in hosts:

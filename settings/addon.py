@@ -89,7 +89,12 @@ class Addon:
         from scrapy.exceptions import NotConfigured
 
         report_uncaught_setting_errors()  # a spider's custom_settings are first read here
-        if not RankcrawlConfig.from_settings(crawler.settings).enabled:  # SettingError: the crawl does not start
+        try:
+            enabled = RankcrawlConfig.from_settings(crawler.settings).enabled  # SettingError: the crawl does not start
+        except SettingError:
+            crawler.spider = None  # Scrapy 2.14 judges a failed start by a missing spider (scrapy crawl exit status 1)
+            raise
+        if not enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         return cls()
 

@@ -181,3 +181,30 @@ def test_a_page_answering_404_leaves_the_graph_and_comes_back(any_client):
 def pairs(g):
     k = np.repeat(np.arange(g.n_hosts), np.diff(g.host_offsets))
     return list(zip(g.host_ids[k].tolist(), (np.arange(g.n_pages) - g.host_offsets[k]).tolist()))
+
+
+def test_load_pages_equals_the_whole_host_in_several_script_calls(r):
+    """Page-level reads (``PAGES_PACKED``, split over calls past ARGS_PER_CALL pages) give each
+    page's edges, gone state and redirect exactly as the whole-host read does."""
+    from rankcrawl.ranker.store.changestream import pair_keys
+    from rankcrawl.ranker.store.graphstore import ARGS_PER_CALL
+
+    store = GraphStore(r)
+    n = ARGS_PER_CALL + 500
+    store.put_pages([PageRecord(f"http://a.org/{i}", [(f"http://a.org/{(i * 7) % n}", 1.0 + i % 3),
+                                                       (f"http://b.org/{i % 11}", 2.0)]) for i in range(n)])
+    store.put_pages([PageRecord(f"http://a.org/{i}", [], {"status": 404}) for i in range(0, n, 97)])
+    store.put_redirect("http://a.org/5", "http://b.org/3")
+    hid = store.host_ids(["http://a.org"])["http://a.org"]
+    whole = store.load_hosts([hid])[hid]
+    part = store.load_pages(pair_keys(np.full(n, hid), np.arange(n)))[hid]
+    assert part.pages is not None and sorted(part.pages.tolist()) == list(range(n))
+    assert part.n_pages == whole.n_pages
+
+    def edges(h):
+        return sorted(zip(h.src_local.tolist(), h.dst_host.tolist(), h.dst_local.tolist(), h.weight.tolist()))
+
+    assert edges(part) == edges(whole) and len(edges(whole)) > 2 * ARGS_PER_CALL
+    assert part.gone.tolist() == whole.gone.tolist() and len(whole.gone) > 30
+    assert part.alias_local.tolist() == whole.alias_local.tolist() == [store.ids(["http://a.org/5"])[0][1]]
+    assert part.alias_target.tolist() == whole.alias_target.tolist()

@@ -255,3 +255,24 @@ def test_two_rankers_share_one_redis(redis_url, r, rankcrawl_home):
     ours = dict(RankQueries(r).export())
     ref = networkx_reference(store)
     assert sum(abs(ours[u] - ref[u]) for u in ref) <= 1e-9
+
+
+def test_host_sums_and_vectors_equal_the_per_host_ones():
+    """The batched publish helpers (``host_sums``, ``vectors``) agree with ``host_sum``/``vector``
+    for hosts held in one segment, hosts that grew (several segments) and empty hosts."""
+    from rankcrawl.ranker.store.hostgraph import HostGraph
+
+    g = HostGraph.from_edges([3, 0, 5, 2], [0, 1, 3, 4, 8], [1, 2, 4, 5, 9])
+    none = np.zeros(0, np.int64)
+    graph = LiveGraph.from_graph(g, none, none, 0.85)
+    graph.ensure_host(1, 2)
+    graph.ensure_host(0, 4)
+    graph.y[: graph.n] = np.random.default_rng(1).random(graph.n)
+    graph.excluded[2] = True
+    hosts = graph.host_ids()
+    sums = graph.host_sums(hosts)
+    vector = graph.vectors()
+    for h in hosts:
+        assert abs(sums[h] - graph.host_sum(h)) <= 1e-12
+        assert np.array_equal(vector(h), graph.vector(h), equal_nan=True)
+    assert np.isnan(vector(0)[2]) and len(vector(0)) == 4 and len(vector(1)) == 2

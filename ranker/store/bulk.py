@@ -52,6 +52,9 @@ FIELDS_PER_CALL source pages and their packed edges back to back. Sets each page
 deletes them) and marks it stored (existing metadata kept): one call per host batch."""
 HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
 NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
+LINES = re.compile(rf"^(?:(https?://(?![^/\n]*--)(?:{LABEL}\.)*{LABEL})((?![^\n]*/\.)/[A-Za-z0-9._~/-]*)|.*)$", re.M)
+"""One URL per line: (host key, path) of a URL already in normal form without a port, two empty
+strings for any other line (those go through ``split_normal``)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,15 @@ def split_normal(url: str) -> tuple[str, str] | None:
     return f"{scheme}://{host}", path
 
 
+def split_many(urls: list[str]) -> list[tuple[str, str] | None]:
+    """``split_normal`` of many URLs: the ones already in normal form are recognised by one
+    ``findall`` over the joined batch (no Python call per URL), the rest one by one."""
+    found = LINES.findall("\n".join(urls)) if urls else []
+    if len(found) != len(urls):  # a URL holding a line break: one by one
+        return [split_normal(u) for u in urls]
+    return [(h, p) if h else split_normal(u) for (h, p), u in zip(found, urls)]
+
+
 class EdgeImporter:
     """Reads edge lines into integer arrays, then writes them: ``import_lines(lines)``."""
 
@@ -95,7 +107,7 @@ class EdgeImporter:
 
     def _ids(self, urls: Iterable[str]) -> None:
         new = list(set(urls).difference(self.cache))
-        ids = self.store.ids_of_split([split_normal(u) for u in new], create=True)
+        ids = self.store.ids_of_split(split_many(new), create=True)
         self.grown |= self.store.grown_hosts
         self.cache.update((u, -1 if i is None else (i[0] << 32) | i[1]) for u, i in zip(new, ids))
 

@@ -24,6 +24,8 @@ from rankcrawl.ranker.store.lease import Lease, LeaseLost
 
 TOP_K = 10_000
 HOSTS_PER_PIPELINE = 256
+HOSTS_PER_MSET = 2048
+KEYS_PER_UNLINK = 4096
 MANIFEST = np.dtype("<u4")
 
 SWITCH = """
@@ -151,11 +153,12 @@ class RankPublisher:
 
     def _write_vectors(self, epoch: int, hids: list[int], vector: Callable[[int], np.ndarray]) -> None:
         cluster = getattr(self.store.client, "nodes_manager", None) is not None
-        for i in range(0, len(hids), HOSTS_PER_PIPELINE):
+        step = HOSTS_PER_PIPELINE if cluster else HOSTS_PER_MSET
+        for i in range(0, len(hids), step):
 
             def run(i: int = i) -> None:
                 values = {self.keys.rank(h, epoch): np.asarray(vector(h), dtype="<f8").tobytes()
-                          for h in hids[i : i + HOSTS_PER_PIPELINE]}
+                          for h in hids[i : i + step]}
                 if cluster:  # one slot per host: a SET each
                     pipe = self.store.client.pipeline(transaction=False)
                     for key, value in values.items():
@@ -216,13 +219,21 @@ class RankPublisher:
             self.keys.top(epoch), self.keys.hostrank(epoch), self.keys.garbage(epoch), dead])
 
     def _delete(self, keys: list[str]) -> None:
-        for i in range(0, len(keys), HOSTS_PER_PIPELINE):
-            part = keys[i : i + HOSTS_PER_PIPELINE]
+        """UNLINK the keys (memory freed by the server in the background): KEYS_PER_UNLINK per
+        command on one server, one per key (pipelined) on a cluster, where keys of different
+        hosts live in different slots."""
+        cluster = getattr(self.store.client, "nodes_manager", None) is not None
+        step = HOSTS_PER_PIPELINE if cluster else KEYS_PER_UNLINK
+        for i in range(0, len(keys), step):
+            part = keys[i : i + step]
 
             def run(part: list[str] = part) -> None:
+                if not cluster:
+                    self.store.client.unlink(*part)
+                    return
                 pipe = self.store.client.pipeline(transaction=False)
                 for k in part:
-                    pipe.delete(k)
+                    pipe.unlink(k)
                 pipe.execute()
 
             run()

@@ -15,6 +15,7 @@ import math
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from rankcrawl.ranker.store.changestream import Changes, ChangeStream
 from rankcrawl.ranker.store.hostedges import (
     HOST_PACKED,
+    PAGES_PACKED,
     PAIR,
     HostEdges,
     Packed,
@@ -334,31 +336,33 @@ class GraphStore(ChangeStream):
         for h in grown:
             groups.setdefault(int(h), [])
         order = sorted(groups)
+        cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
+        call = ("EVAL", PAGES_PACKED) if cluster else ("EVALSHA", self.client.script_load(PAGES_PACKED) if order else "")
         result: dict[int, HostEdges] = {}
         for i in range(0, len(order), HOST_CHUNK):
             part = order[i : i + HOST_CHUNK]
 
             def run(part: list[int] = part) -> list[Any]:
                 pipe = self.client.pipeline(transaction=False)
+                k = self.keys
                 for hid in part:
-                    pipe.hlen(self.keys.paths(hid))
-                    if groups[hid]:
-                        pipe.hmget(self.keys.out(hid), groups[hid])
-                        pipe.smismember(self.keys.gone(hid), groups[hid])
-                        pipe.hmget(self.keys.alias(hid), groups[hid])
+                    keys = (k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
+                    if not groups[hid]:
+                        pipe.hlen(keys[0])
+                    lids = np.asarray(groups[hid], dtype="<u4")
+                    for j in range(0, len(lids), ARGS_PER_CALL):
+                        pipe.execute_command(*call, 4, *keys, lids[j : j + ARGS_PER_CALL].tobytes())
                 return pipe.execute()
 
             res = iter(run())
             for hid in part:
-                n_pages, ls = int(next(res)), groups[hid]
+                ls = groups[hid]
                 if not ls:
-                    result[hid] = unpack_host(n_pages, {}, pages=np.zeros(0, np.uint32))
+                    result[hid] = unpack_host(int(next(res)), {}, pages=np.zeros(0, np.uint32))
                     continue
-                out, gone, alias = next(res), next(res), next(res)
-                result[hid] = unpack_host(
-                    n_pages, {lid: v for lid, v in zip(ls, out) if v is not None},
-                    [lid for lid, g in zip(ls, gone) if g], {lid: v for lid, v in zip(ls, alias) if v is not None},
-                    np.array(ls, dtype=np.uint32))
+                replies = [next(res) for _ in range(0, len(ls), ARGS_PER_CALL)]
+                joined = [replies[0][0]] + [b"".join(r[f] for r in replies) for f in range(1, 6)]
+                result[hid] = replace(unpack_packed(joined), pages=np.array(ls, dtype=np.uint32))
         return result
 
     def load_changes(self, changes: Changes) -> dict[int, HostEdges]:

@@ -58,6 +58,31 @@ count and five buffers — HEAD records, packed edges in the same order, gone Lo
 redirecting LocalIDs (uint32) and their PAIR targets — so a host crosses the wire in one reply
 parsed with ``np.frombuffer``, not two values per page."""
 
+PAGES_PACKED = """
+local n = redis.call('HLEN', KEYS[1])
+local lids = {}
+for i = 1, #ARGV[1], 4 do lids[#lids + 1] = tostring(struct.unpack('<I4', ARGV[1], i)) end
+local out = redis.call('HMGET', KEYS[2], unpack(lids))
+local gone = redis.call('SMISMEMBER', KEYS[3], unpack(lids))
+local alias = redis.call('HMGET', KEYS[4], unpack(lids))
+local head, data, g, alias_from, alias_to = {}, {}, {}, {}, {}
+for i, lid in ipairs(lids) do
+  if out[i] then
+    head[#head + 1] = struct.pack('<I4I4', tonumber(lid), #out[i])
+    data[#data + 1] = out[i]
+  end
+  if gone[i] == 1 then g[#g + 1] = struct.pack('<I4', tonumber(lid)) end
+  if alias[i] then
+    alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(lid))
+    alias_to[#alias_to + 1] = alias[i]
+  end
+end
+return {n, table.concat(head), table.concat(data), table.concat(g), table.concat(alias_from), table.concat(alias_to)}
+"""
+"""KEYS: as ``HOST_PACKED``; ARGV[1]: LocalIDs as packed uint32. The same six-part reply for those pages only (their
+out-edges, which are gone, which redirect), so a warm epoch reads each host's changed pages in
+one call instead of four commands."""
+
 
 def _host(n_pages: int, lids: np.ndarray, counts: np.ndarray, edges: np.ndarray, gone: Iterable[bytes],
           alias: dict[bytes, bytes] | None, pages: np.ndarray | None) -> HostEdges:
