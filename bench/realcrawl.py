@@ -37,11 +37,18 @@ hosts that are not served, or to pages cut by --max-pages, are left out of every
 counted as ``unknowable_edges``: nobody can say whether their target exists):
 coverage = reachable pages fetched / reachable pages (reachable = by following every link);
 content-edge P/R/F1 of the stored edges as the ranker counts them (``graph export --resolved``) against gold,
-index-like and prose pages apart; leaked template edges per 1,000 stored edges (stored link that
-is outside the source's content region and there on >= 50 % of its host's pages); PageRank of
+index-like and prose pages apart; leaked template edges per 1,000 stored edges (stored edge whose
+target the source links to only outside its content region, and that is such a link on >= 50 % of
+its host's pages; targets where links land, redirects followed, as stored edges are resolved); PageRank of
 the gold graph (networkx, alpha 0.85, uniform teleport, dangling -> uniform, on the reachable
-pages) vs rankcrawl's exported ranks restricted to those pages and renormalised, and vs PageRank
-of the all-links graph: L1 and Kendall tau-b over the gold top 100; near-duplicate false
+pages plus the gold's frontier: targets of its content links on hosts that are not served or
+200 files that are not HTML, pages without out-links, exactly as rankcrawl's graph holds the
+targets it never fetches) vs rankcrawl's exported ranks restricted to the reachable pages and
+renormalised, and vs PageRank of the all-links graph (its frontier: every link's): L1 and Kendall
+tau-b over the gold top 100. Both sides count a page's links to the frontier, so a page's vote is
+split the same way; ``tau_induced`` ("τ induced") is τ against the gold graph induced on the
+reachable pages alone (links to the frontier dropped: a different PageRank convention from the
+crawler's, which ranked rankcrawl by how many off-site links pages have); near-duplicate false
 positives = fetched pages with gold content edges but no stored edge; rank mass on URLs that are
 not reachable pages; pages/s counted at the server (distinct pages / first-to-last page
 request) and pages per CPU second (the crawl process with every process it started — rankcrawl's
@@ -143,12 +150,12 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
     own = stored
     n_stored = sum(map(len, own.values()))
     host = {u: urlsplit(u).netloc for u in sources}
-    leaked = M.leaked_template(own, {u: gold.pages[u].outside for u in sources},
-                               {u: gold.pages[u].content for u in sources}, gold.template, host)
+    leaked = M.leaked_template(own, {u: gold.outside_landing[u] for u in sources},
+                               {u: gold.content_landing[u] for u in sources}, gold.template, host)
     counts = {name: M.edge_counts(stored, gold.content_edges, urls)
               for name, urls in (("all", sources), ("index", index), ("prose", prose))}
     naive = M.edge_counts(gold.all_edges, gold.content_edges, scope)
-    g, a, r = (M.restrict(pr[k], scope) for k in ("gold", "all", "rankcrawl"))
+    g, a, r, gi = (M.restrict(pr[k], scope) for k in ("gold", "all", "rankcrawl", "gold_induced"))
     out = {
         "reachable": len(scope), "index_like": sum(gold.pages[u].index_like for u in scope),
         "coverage": len(sources) / len(scope) if scope else math.nan,
@@ -159,7 +166,7 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
         "leaked_per_1000": 1000 * leaked / n_stored if n_stored else 0.0,
         "neardup_fp": sum(1 for u in sources if gold.content_edges[u] and not own[u]),
         "tau": M.kendall_top(g, r, TOP_K), "tau_all_links": M.kendall_top(g, a, TOP_K),
-        "l1": M.l1(g, r), "l1_all_links": M.l1(g, a),
+        "l1": M.l1(g, r), "l1_all_links": M.l1(g, a), "tau_induced": M.kendall_top(gi, r, TOP_K),
     }
     for name, c in counts.items():
         out |= {f"{name}_p": c.precision, f"{name}_r": c.recall, f"{name}_f1": c.f1}
@@ -270,8 +277,9 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     fetched = {name: r.fetched_pages(web) for name, r in runs.items()}
     if not fetched["rankcrawl"]:
         raise SystemExit("rankcrawl crawl fetched no page (see its log)")
-    pr = {"gold": M.pagerank(gold.reachable, gold.content_edges), "all": M.pagerank(gold.reachable, gold.all_edges),
-          "rankcrawl": ranks}
+    pr = {"gold": M.pagerank(gold.reachable, gold.content_edges, frontier=gold.content_frontier),
+          "all": M.pagerank(gold.reachable, gold.all_edges, frontier=gold.all_frontier),
+          "gold_induced": M.pagerank(gold.reachable, gold.content_edges), "rankcrawl": ranks}
 
     def unknowable(url: str) -> bool:  # no gold for it: a host not served, or a page cut by --max-pages
         return urlsplit(url).netloc not in web.hosts or url in cut
@@ -301,7 +309,8 @@ COLUMNS = (("reachable", "pages"), ("coverage", "coverage"), ("coverage_plain", 
            ("all_p", "P"), ("all_r", "R"), ("all_f1", "F1"), ("index_f1", "F1 index-like"),
            ("index_r", "R index-like"), ("prose_f1", "F1 prose"), ("naive_precision", "P all-links"),
            ("leaked_per_1000", "leaked /1k"), ("neardup_fp", "no-edge pages"),
-           ("tau", "τ top100"), ("tau_all_links", "τ all-links"), ("l1", "L1"), ("l1_all_links", "L1 all-links"))
+           ("tau", "τ top100"), ("tau_all_links", "τ all-links"), ("tau_induced", "τ induced"), ("l1", "L1"),
+           ("l1_all_links", "L1 all-links"))
 
 
 STATS = (("rankcrawl/pages/near_duplicates", "pages judged near-duplicates"),
@@ -376,7 +385,10 @@ def report(fig: dict) -> None:
         + ", ".join(f"{k}={v}" for k, v in fig["settings"].items()) + ". "
         "P/R/F1 = stored content edges vs gold over the pages rankcrawl fetched (micro); "
         "no-edge pages = fetched pages with gold content links but no stored edge; τ = Kendall τ-b over the "
-        f"gold top {TOP_K} (per site: the site's top {TOP_K}); L1 over the reachable pages.\n\n{body}"))
+        f"gold top {TOP_K} (per site: the site's top {TOP_K}); L1 over the reachable pages. Gold PageRank counts "
+        "each page's content links to the frontier (hosts not served, non-HTML files) as links to pages "
+        "without out-links, as rankcrawl's graph does (τ induced = against the gold graph cut to the "
+        "reachable pages, the convention of runs before 2026-11-23).\n\n{body}"))
 
 
 if __name__ == "__main__":

@@ -10,10 +10,15 @@ Rules (bench/realcrawl.py states them too):
 - An edge (p, q): a link of p whose target lands, after the server's redirects, on a page q
   != p (so self-links and ``#fragment`` links are no edges); repeated targets count once.
   Gold content edges come from content links, all-links (naive) edges from every link.
+- Frontier links of p: its links that leave the served pages without being broken, i.e. to a
+  host that is not served (the crawl never fetches them) or landing on a 200 file that is not
+  HTML. A crawler's graph holds their targets as pages without out-links (rankcrawl's does), so
+  the PageRank figures count them as such on both sides (``content_frontier``/``all_frontier``).
 - Index-like page: at least ``LINKED_SHARE`` of the words of its content region are link text,
   or its file name is a table of contents or index (``INDEX_NAMES``). Other pages are prose.
-- Template link of a host: a link target that appears outside the content region on at least
-  ``TEMPLATE_SHARE`` of the host's pages.
+- Template link of a host: a link target that appears outside the content region (and not inside
+  it) on at least ``TEMPLATE_SHARE`` of the host's pages; targets taken where they land (redirects
+  followed), as the stored edges the leak figure checks are (``content_landing``/``outside_landing``).
 - Reachable pages: pages reached from the seeds by following every link (redirects followed),
   the pages a crawler following every link fetches (robots.txt allows all).
 """
@@ -23,7 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from urllib.parse import urlsplit
 
@@ -120,6 +125,19 @@ def edges(web: Web, src: str, targets: Iterable[str]) -> set[str]:
     return out
 
 
+def frontier(web: Web, targets: Iterable[str]) -> set[str]:
+    """Targets off the served pages that are not broken: a host not served, or a 200 non-HTML file."""
+    out = set()
+    for t in targets:
+        if urlsplit(t).netloc not in web.hosts:
+            out.add(t)
+        else:
+            q = web.resolve(t)
+            if q is not None and not web.is_page(q):
+                out.add(q)
+    return out
+
+
 def reachable(web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> list[str]:
     """Pages reached from ``seeds`` following every link, in breadth-first order."""
     order, seen = [], set()
@@ -155,6 +173,10 @@ class Gold:
     content_edges: dict[str, set[str]] = field(default_factory=dict)
     all_edges: dict[str, set[str]] = field(default_factory=dict)
     template: dict[str, set[str]] = field(default_factory=dict)
+    content_frontier: dict[str, set[str]] = field(default_factory=dict)
+    all_frontier: dict[str, set[str]] = field(default_factory=dict)
+    content_landing: dict[str, set[str]] = field(default_factory=dict)
+    outside_landing: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, web: Web, pages: dict[str, PageLinks], seeds: Iterable[str]) -> Gold:
@@ -165,5 +187,10 @@ class Gold:
             p = pages[url]
             gold.content_edges[url] = edges(web, url, p.content) & nodes
             gold.all_edges[url] = edges(web, url, p.links) & nodes
-        gold.template = template_targets(pages[u] for u in order)
+            gold.content_frontier[url] = frontier(web, p.content)
+            gold.all_frontier[url] = frontier(web, p.links)
+            gold.content_landing[url] = {web.resolve(t) or t for t in p.content}
+            gold.outside_landing[url] = {web.resolve(t) or t for t in p.outside}
+        gold.template = template_targets(replace(pages[u], content=gold.content_landing[u], outside=gold.outside_landing[u])
+                                         for u in order)
         return gold

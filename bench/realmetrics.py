@@ -57,11 +57,17 @@ def leaked_template(stored: Edges, outside: Mapping[str, set[str]], content: Map
     return n
 
 
-def pagerank(nodes: Iterable[str], edges: Edges, alpha: float = 0.85) -> dict[str, float]:
-    """PageRank on ``nodes`` (edges leaving the node set dropped): uniform teleport, dangling -> uniform."""
+def pagerank(nodes: Iterable[str], edges: Edges, alpha: float = 0.85, frontier: Edges | None = None) -> dict[str, float]:
+    """PageRank on ``nodes`` (edges leaving the node set dropped): uniform teleport, dangling -> uniform.
+
+    ``frontier``: further links of the nodes to pages outside them (never fetched: no out-links of
+    their own), which join the graph as dangling pages, as in a crawler's graph; their ranks are
+    returned too (``restrict`` leaves them out)."""
     graph = nx.DiGraph()
     graph.add_nodes_from(nodes)
-    graph.add_edges_from((s, d) for s, ds in edges.items() if s in graph for d in ds if d in graph and d != s)
+    inside = set(graph)
+    graph.add_edges_from((s, d) for s, ds in edges.items() if s in inside for d in ds if d in inside and d != s)
+    graph.add_edges_from((s, d) for s, ds in (frontier or {}).items() if s in inside for d in ds if d not in inside)
     return nx.pagerank(graph, alpha=alpha, tol=1e-12, max_iter=1000)
 
 

@@ -15,12 +15,11 @@ checks: block fusion, the classifier's features and the text statistics of one b
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES, analyze
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
+from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
 from rankcrawl.pipelines.document import Document, Link
 
 PREFIX_SHARE = 0.125
@@ -36,7 +35,7 @@ characters can cost 10 ms to normalise)."""
 
 @dataclass
 class Budgeted:
-    """The result of ``analyze_within``: ``doc`` (None when skipped), ``outcome``, wall ``seconds``.
+    """The result of ``analyze_within``: ``doc`` (None when skipped), ``outcome``, ``seconds`` (CPU time of the thread, ``deadline.clock``).
 
     ``outcome``: ``"complete"`` (the whole page, as far as ``max_bytes``), ``"prefix"`` (its first
     ``PREFIX_SHARE``; ``doc.truncated`` is True) or ``"skipped"`` (``doc`` is None).
@@ -84,23 +83,23 @@ def analyze_within(html: bytes | str, url: str | None = None, encoding: str | No
                    timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, links: bool = True,
                    started: float | None = None, **opts: Any) -> Budgeted:
     """``analyze`` (same arguments) within ``timeout`` seconds (0 or less: no budget) from ``started``
-    (``time.monotonic()``; default now).
+    (``deadline.clock()``, the thread's CPU time; default now).
 
     ``links``: also resolve every link under the budget (what the crawl's pipeline reads next).
     """
-    start = time.monotonic() if started is None else started
+    start = clock() if started is None else started
     if timeout <= 0:
         return Budgeted(_attempt(html, url, encoding, math.inf, max_bytes, links, opts), "complete",
-                        time.monotonic() - start)
+                        clock() - start)
     try:
-        doc = _attempt(html, url, encoding, start + timeout * FULL_SHARE - time.monotonic(), max_bytes, links, opts)
-        return Budgeted(doc, "complete", time.monotonic() - start)
+        doc = _attempt(html, url, encoding, start + timeout * FULL_SHARE - clock(), max_bytes, links, opts)
+        return Budgeted(doc, "complete", clock() - start)
     except AnalysisTimeout:
         pass
     cut = max(1, int(min(len(html), max_bytes) * PREFIX_SHARE))
-    left = max(start + timeout - time.monotonic(), timeout * MIN_PREFIX_SHARE)
+    left = max(start + timeout - clock(), timeout * MIN_PREFIX_SHARE)
     try:
         doc = _attempt(html, url, encoding, left, cut, links, opts)
-        return Budgeted(doc, "prefix", time.monotonic() - start)
+        return Budgeted(doc, "prefix", clock() - start)
     except AnalysisTimeout:
-        return Budgeted(None, "skipped", time.monotonic() - start)
+        return Budgeted(None, "skipped", clock() - start)

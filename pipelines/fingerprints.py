@@ -53,11 +53,17 @@ def fingerprint(text: str) -> str:
     return hashlib.sha1(normalize(text).encode()).hexdigest()
 
 
+NO_KEY = ("", "$URL$")
+"""Normalised texts without a fingerprint key: a segment of digits and punctuation, or one that is
+a bare URL (DocBook prints every link's address as its own block: they all shared one key, which
+recurred on every page of the host as a "template")."""
+
+
 def fingerprint_key(text: str) -> int:
     """The fingerprint as a 63-bit integer (the first 8 bytes of the SHA-1); 0 when the normalised
-    text is empty (a segment of digits and punctuation has no fingerprint)."""
+    text is in NO_KEY."""
     norm = normalize(text)
-    return int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm else 0
+    return int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm not in NO_KEY else 0
 
 
 def fingerprint_keys(texts: list[str]) -> list[int]:
@@ -75,7 +81,7 @@ def fingerprint_keys(texts: list[str]) -> list[int]:
         if "\x01" in part:
             words.append("$URL$")
         norm = " ".join(words)
-        keys.append(int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm else 0)
+        keys.append(int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm not in NO_KEY else 0)
     return keys
 
 

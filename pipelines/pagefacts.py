@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from rankcrawl.pipelines import treewalk  # noqa: F401 - compiled tree walk in the crawl's workers (trees.py)
 from rankcrawl.pipelines.budget import analyze_within
+from rankcrawl.pipelines.deadline import clock
 from rankcrawl.pipelines.dom_features import TOKEN_ROLES
 from rankcrawl.pipelines.dom_features import tokens as role_tokens
 from rankcrawl.pipelines.fingerprints import fingerprint_keys
@@ -47,6 +47,9 @@ FOLLOW_CONTEXT = 500
 MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
 INDEX = re.compile(r"\[\d+\]")
+ID_CLASSES = re.compile(r"(#[^./]+)\.[^/]*")
+"""The classes of an element label that has an id: left out of region keys, where the id names the
+region and classes may name the page (Sphinx themes: ``<div id="docs-body" class="withsidebar intro">``)."""
 WORDS = re.compile(r"\w+")
 SHALLOW = (3, 4, 5)
 """Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
@@ -79,9 +82,8 @@ class PageFacts:
     truncated: bool = False
     outcome: str = "complete"
     seconds: float = field(default=0.0, compare=False)
-    """Wall time ``analyze_page`` spent on the page (what RANKCRAWL_ANALYSIS_TIMEOUT bounds)."""
-    cpu: float = field(default=0.0, compare=False)
-    """CPU seconds of the thread that ran ``analyze_page`` on the page (the stat rankcrawl/analysis/cpu_s)."""
+    """CPU seconds of the thread that ran ``analyze_page`` on the page: what RANKCRAWL_ANALYSIS_TIMEOUT
+    bounds (``deadline.clock``), summed in the stat rankcrawl/analysis/cpu_s."""
     self_links: int = 0
     block_text: list[str] = field(default_factory=list)
     block_content: list[bool] = field(default_factory=list)
@@ -214,7 +216,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content])
     regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
     regions = regions[:MAX_REGIONS]
-    facts.region_keys = [label_key("R:" + INDEX.sub("", "/".join(p))) for p in regions]
+    facts.region_keys = [label_key("R:" + ID_CLASSES.sub(r"\1", INDEX.sub("", "/".join(p)))) for p in regions]
     facts.region_depth = [len(p) for p in regions]
     pagelets = partition(doc.root, linked_only=True) if doc.root is not None else []
     owner = {a: i for i, p in enumerate(pagelets) for a in p.links}
@@ -257,14 +259,13 @@ def analyze_page(url: str, body: bytes, encoding: str | None, options: FactOptio
     """Parse, classify and summarise one fetched page within ``options.timeout`` seconds (the
     function worker processes run); ``outcome`` says whether the page, its prefix or nothing
     (``"skipped"``, no facts) fitted the budget (``budget.analyze_within``)."""
-    start, cpu = time.monotonic(), time.thread_time()
+    start = clock()  # the budget's clock: this thread's CPU time
     opts: dict[str, Any] = {"classifier": options.classifier} if options.classifier else {}
     budgeted = analyze_within(body, url=url, encoding=encoding, timeout=options.timeout, max_bytes=options.max_bytes,
                               started=start, **opts)
     if budgeted.doc is None:
-        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=time.monotonic() - start,
-                         cpu=time.thread_time() - cpu)
+        return PageFacts(url=normalize_url(url) or url, title="", outcome="skipped", seconds=clock() - start)
     facts = facts_of(budgeted.doc, options)
     facts.outcome = budgeted.outcome
-    facts.seconds, facts.cpu = time.monotonic() - start, time.thread_time() - cpu
+    facts.seconds = clock() - start
     return facts

@@ -6,7 +6,10 @@ keeping every page's record in Redis, each crawler process remembers the last ``
 it decided (their ``PageFacts`` without texts, their keys, link weights and pushed edges) and the
 last known template status of every key they hold. A reply from the site state that changes a
 key's status, or makes a host warm, marks the remembered pages holding it for re-decision; the
-ones whose edges change are re-pushed. Pages older than the window, or decided by another
+ones whose edges change are re-pushed. A key found template while its host was small (on 2 of 4
+pages, say: two index pages sharing a table of contents) may stop recurring as the host grows
+while no later page holds it to say so: a template status last confirmed at host size n is asked
+again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``). Pages older than the window, or decided by another
 process, keep their edges (bounded memory; a restart forgets the window).
 """
 
@@ -20,6 +23,11 @@ import numpy as np
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitedecide import PageKeys
 from rankcrawl.pipelines.sitestate import page_key
+
+RECHECK_GROWTH = 2.0
+"""A template status confirmed at host size n is asked again once the host has this many times n pages."""
+MAX_RECHECK = 256
+"""Stale template keys asked for with one page at most."""
 
 
 @dataclass
@@ -58,6 +66,8 @@ class RecentPages:
         self.status: dict[tuple[str, int], bool] = {}
         self.warm: set[str] = set()
         self.by_page_key: dict[bytes, str] = {}
+        self.host_n: dict[str, float] = {}  # host → its page count in the last reply
+        self.confirmed: dict[str, dict[int, float]] = {}  # host → template key → host size it was last confirmed at
 
     def __contains__(self, url: str) -> bool:
         return url in self.pages
@@ -81,7 +91,8 @@ class RecentPages:
         self.by_page_key[page_key(url)] = url
         for k in self._keys(page):
             self.by_key.setdefault((page.host, k), set()).add(url)
-            self.status.setdefault((page.host, k), statuses.get(k, False))
+            if self.status.setdefault((page.host, k), statuses.get(k, False)):
+                self.confirmed.setdefault(page.host, {}).setdefault(k, self.host_n.get(page.host, 0.0))
         while len(self.pages) > self.capacity:
             self._drop(next(iter(self.pages)))
 
@@ -95,18 +106,37 @@ class RecentPages:
         ks -= set(int(k) for k in exclude)
         return np.array(sorted(ks), dtype=np.uint64)
 
-    def learn(self, host: str, statuses: dict[int, bool], warm: bool) -> set[str]:
-        """Record key statuses (and warmth) seen for ``host``; the remembered pages they change."""
+    def stale_keys(self, host: str, exclude: np.ndarray) -> np.ndarray:
+        """Template keys of ``host`` last confirmed at fewer than 1/RECHECK_GROWTH of its pages, not in
+        ``exclude`` (at most MAX_RECHECK, the oldest first): asked for with the next page."""
+        n = self.host_n.get(host, 0.0)
+        mine = self.confirmed.get(host)
+        if not mine:
+            return np.zeros(0, dtype=np.uint64)
+        skip = set(int(k) for k in exclude)
+        due = sorted((at, k) for k, at in mine.items() if n >= RECHECK_GROWTH * max(at, 1.0) and k not in skip)
+        return np.array([k for _, k in due[:MAX_RECHECK]], dtype=np.uint64)
+
+    def learn(self, host: str, statuses: dict[int, bool], warm: bool, n: float = 0.0) -> set[str]:
+        """Record key statuses (and warmth) seen for ``host`` at size ``n``; the remembered pages they change."""
         dirty: set[str] = set()
+        self.host_n[host] = n
         if warm and host not in self.warm:
             self.warm.add(host)
             dirty |= {u for u, p in self.pages.items() if p.host == host and p.cold}
+        mine = self.confirmed.setdefault(host, {})
         for k, t in statuses.items():
             key = (host, k)
             pages = self.by_key.get(key)
-            if pages is not None and self.status.get(key) != t:
+            if pages is None:
+                continue
+            if self.status.get(key) != t:
                 dirty |= pages
                 self.status[key] = t
+            if t:
+                mine[k] = n
+            else:
+                mine.pop(k, None)
         return dirty
 
     def is_template(self, host: str, k: int) -> bool:
@@ -127,3 +157,4 @@ class RecentPages:
                 if not owners:
                     del self.by_key[key]
                     self.status.pop(key, None)
+                    self.confirmed.get(page.host, {}).pop(k, None)

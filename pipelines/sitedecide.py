@@ -18,7 +18,10 @@ blocks that the host's evidence shows are no template). The main region is the h
 page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
 the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
 classifier counted a sidebar heading as content does not pull its sidebar into the region; the
-page's own choice otherwise. Also on a warm host: a page's index (``PageFacts.link_index``: a link list
+page's own choice otherwise. The region also bounds what counts: a link whose block lies in another
+candidate region only (a navigation box the per-page classifier kept) does not count, unless it is in
+the page's index; blocks outside every candidate (text owned by ``<body>`` itself) keep the per-page
+verdict. Also on a warm host: a page's index (``PageFacts.link_index``: a link list
 outweighing the page's content) counts unless it is a template, and the link lists of one DOM label
 (``ll`` class) that are mostly content count whole (``list_votes``). A near-duplicate's links are counted once (SPEC §2.6): it keeps only
 its links to targets its canonical page does not link to (a copy whose links lead into its own copy
@@ -170,6 +173,10 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         if f.link_index:
             kept |= np.asarray(f.link_index, dtype=bool)
         content = list_votes(content | kept, in_template, pagelet, keys.ll)
+        if region > 0 and f.link_regions:
+            masks = np.asarray(f.link_regions, dtype=np.int64)
+            index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
+            content &= ((masks >> (region - 1)) & 1 == 1) | (masks == 0) | index
     if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:

@@ -172,6 +172,7 @@ class SiteAnalyzer:
         regions = typed_keys("rg", f.region_keys)
         vote = regions[f.region_own - 1 : f.region_own] if f.region_own else regions[:0]
         cold = self.recent.cold_keys(host, counted)
+        cold = np.concatenate([cold, self.recent.stale_keys(host, np.concatenate([counted, cold]))])
         reply = self.state.update(
             host, f.url, np.concatenate([counted, vote, title_keys]), np.concatenate([regions, cold]),
             block_keys, amounts, f.neardup, sorted(LexicalWeights.terms_of(f.lexical)) if f.lexical else None,
@@ -186,7 +187,7 @@ class SiteAnalyzer:
         statuses.update({k: c >= floor for k, c in cold_counts.items()})
         region_floor = recurrence_floor(reply.n, REGION_SHARE)
         region = main_region(f, reply.query[: len(regions)], region_floor, warm)
-        dirty = self.recent.learn(host, statuses, warm)
+        dirty = self.recent.learn(host, statuses, warm, reply.n)
         duplicate = reply.canonical is not None
         canonical_links = self.recent.links_of(reply.canonical) if duplicate else None
         vector = None

@@ -83,7 +83,7 @@ class AnalysisPool:
         self.slowest = 0.0
         """Seconds the slowest page's analysis took in its worker (``PageFacts.seconds``)."""
         self.cpu = 0.0
-        """CPU seconds the analysis of the pages served took (``PageFacts.cpu`` summed)."""
+        """CPU seconds the analysis of the pages served took (``PageFacts.seconds`` summed)."""
 
     def start(self) -> None:
         """Start and warm the worker processes (returns at once; warming runs in the background)."""
@@ -101,7 +101,7 @@ class AnalysisPool:
             self.served += 1
             facts = await maybe_deferred_to_future(deferToThread(analyze_page, url, body, encoding, self.options))
             self.slowest = max(self.slowest, facts.seconds)
-            self.cpu += facts.cpu
+            self.cpu += facts.seconds
             return facts
         await maybe_deferred_to_future(self.slots.acquire())
         self.peak = max(self.peak, self.slots.limit - self.slots.tokens)
@@ -123,7 +123,7 @@ class AnalysisPool:
                 raise WorkerCrashed(f"an analysis worker died on {url}") from None
             self.served += 1
             self.slowest = max(self.slowest, facts.seconds)
-            self.cpu += facts.cpu
+            self.cpu += facts.seconds
             return facts
         finally:
             self.slots.release()

@@ -1,6 +1,6 @@
 """Normalised segment fingerprints (Kohlschütter §4.3.3)."""
 
-from rankcrawl.pipelines.fingerprints import fingerprint, frequent, normalize
+from rankcrawl.pipelines.fingerprints import fingerprint, fingerprint_key, fingerprint_keys, frequent, normalize
 
 
 def test_case_and_punctuation():
@@ -21,6 +21,14 @@ def test_urls():
     assert normalize("See http://x.org/a?b=1 now") == "see now $URL$"
     assert fingerprint("See https://y.com now") == fingerprint("see www.z.net/q NOW")
     assert fingerprint("see now") != fingerprint("see now http://a.b")
+
+
+def test_a_bare_url_or_number_has_no_key_but_words_beside_a_url_do():
+    """DocBook prints each link's address as a block of its own: those must not share one key."""
+    bare = ["→ https://db.debian.org/", "https://www.debian.org/doc/debian-policy/", "42 / 7"]
+    assert [fingerprint_key(t) for t in bare] == [0, 0, 0] == fingerprint_keys(bare)
+    worded = ["See https://y.com now", "see www.z.net/q NOW"]
+    assert fingerprint_keys(worded) == [fingerprint_key(worded[0])] * 2 and fingerprint_key(worded[0]) != 0
 
 
 def test_different_text_differs_and_is_sha1():

@@ -16,7 +16,7 @@ from rankcrawl.crawler.cli.extract import extract_file, inflate
 from rankcrawl.pipelines import parsing
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.budget import analyze_within
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
+from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
 from rankcrawl.pipelines.parsing import MAX_HREF, MAX_LINKS, cap_attributes, parse_html
 
 WORDS = "river water stone house garden light market bridge".split()
@@ -70,7 +70,7 @@ def test_inflate_stops_at_the_cap_and_at_the_deadline() -> None:
 
 
 def test_the_budget_counts_from_the_start_of_the_file(tmp_path: Path) -> None:
-    started = time.monotonic() - 10  # ten seconds already spent reading: nothing is left for the whole page
+    started = clock() - 10  # ten seconds already spent reading: nothing is left for the whole page
     html = ("<html><body>" + "<p>" + "river water stone " * 30 + "</p>" * 20 + "</body></html>").encode()
     r = analyze_within(html, "http://a.example/", timeout=1.0, started=started)
     assert r.outcome in ("prefix", "skipped")
@@ -109,3 +109,14 @@ def test_a_parse_stopped_by_the_deadline_frees_its_partial_tree() -> None:
         with pytest.raises(AnalysisTimeout):
             parsing._parsed(data, StopsAfter(20))
     assert resident_mb() - before < 150  # leaked about 19 MB per stopped parse (570 MB here) before
+
+
+def test_the_budget_is_cpu_time_so_a_loaded_machine_cuts_no_more_pages() -> None:
+    """Time the analysing thread waits (another process has the core) is not spent from its budget."""
+    d = Deadline(0.2)
+    time.sleep(0.4)
+    d.check("waiting")  # 0.4 s of wall time, no CPU time: within the 0.2 s budget
+    spin = time.monotonic() + 2.0
+    with pytest.raises(AnalysisTimeout, match="working"):
+        while time.monotonic() < spin:
+            d.check("working")

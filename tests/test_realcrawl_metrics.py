@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench import realmetrics as M
-from bench.realgold import Gold, extract, template_targets
+from bench.realgold import Gold, extract, frontier, template_targets
 from bench.realsites import Entry, Site, Web
 
 SITE = Site("t", "pkg", "f", "https://t.org/d/", "index.html", "test", ('[role="main"]',), (".skip",))
@@ -45,7 +45,10 @@ def test_gold_edges_resolve_redirects_and_drop_self_and_404(tmp_path: Path) -> N
     assert gold.content_edges[a] == {"https://t.org/d/b.html", "https://t.org/d/c.html"}
     assert gold.all_edges[a] == {"https://t.org/d/index.html", "https://t.org/d/b.html", "https://t.org/d/c.html"}
     assert set(gold.reachable) == {f"https://t.org/d/{n}" for n in ("index.html", "a.html", "b.html", "c.html")}
-    assert gold.template["t.org"] == {"https://t.org/d/index.html", "https://t.org/d/c.html"}
+    # c.html: outside the region on every page, but alias.html in the region lands on it: no template link
+    assert gold.template["t.org"] == {"https://t.org/d/index.html"}
+    assert gold.content_landing[a] == {"https://t.org/d/b.html", "https://t.org/d/a.html", "https://t.org/d/gone.html",
+                                       "https://t.org/d/c.html"}  # alias.html lands on c.html: a content link to c
 
 
 def test_index_like_by_link_share_and_name() -> None:
@@ -74,3 +77,20 @@ def test_pagerank_dangling_uniform_and_rank_agreement() -> None:
     gold = {f"p{i}": 1.0 / (i + 1) for i in range(5)}
     assert M.kendall_top(gold, gold, k=5) == pytest.approx(1.0)
     assert M.kendall_top(gold, {u: -v for u, v in gold.items()}, k=5) == pytest.approx(-1.0)
+
+
+def test_frontier_links_count_as_dangling_pages(tmp_path: Path) -> None:
+    """Links off the served pages (unserved host, non-HTML file) are the gold's frontier; broken ones are not."""
+    w = web(tmp_path)
+    (tmp_path / "f.txt").write_bytes(b"text")
+    w.entries["https://t.org/d/f.txt"] = Entry(200, path=tmp_path / "f.txt")
+    page = (b'<html><body><div role="main"><a href="b.html">b</a> <a href="https://else.org/x">x</a> '
+            b'<a href="f.txt">f</a> <a href="gone.html">gone</a></div></body></html>')
+    assert frontier(w, extract("https://t.org/d/a.html", page, SITE).content) == {
+        "https://else.org/x", "https://t.org/d/f.txt"}
+    edges = {"a": {"b"}, "b": {"a"}}
+    plain = M.pagerank(["a", "b"], edges)
+    assert plain["a"] == pytest.approx(0.5)
+    pr = M.pagerank(["a", "b"], edges, frontier={"a": {"x1", "x2", "x3"}})
+    assert set(pr) == {"a", "b", "x1", "x2", "x3"} and sum(pr.values()) == pytest.approx(1.0)
+    assert pr["a"] > pr["b"]  # a gives 3/4 of its vote to the frontier, b all of its to a

@@ -239,6 +239,26 @@ def test_index_page_decided_cold_is_repushed_with_its_list_once_the_host_is_warm
     assert {t for t, _ in repush[url]} == {f"{HOST}/story/{k}" for k in range(100, 130)}
 
 
+def test_a_list_template_on_a_small_host_counts_again_once_the_host_outgrows_it(r):
+    """Two index pages share one table of contents: on a host of 3 pages it recurs (2 of 3), so it
+    is template; after 20 more pages, none holding it, it is asked again and both indexes get it back."""
+    sa = SiteAnalyzer(r, prefix="t:")
+    toc = {f"{HOST}/story/{k}" for k in range(100, 130)}
+    url, html = index_page()
+    second = f"{HOST}/all"
+    story, html_0 = page(0)
+    sa.process_doc(analyze(html_0, url=story))
+    sa.process_doc(analyze(html, url=url))
+    warm = sa.process_doc(analyze(html, url=second))
+    assert not {t for t, _ in warm.edges} & toc
+    sa.take_repush()
+    for i in range(1, 21):
+        story, html_i = page(i)
+        sa.process_doc(analyze(html_i, url=story))
+    repush = dict(sa.take_repush())
+    assert {t for t, _ in repush[url]} == toc and {t for t, _ in repush[second]} == toc
+
+
 def test_links_to_the_page_itself_are_not_edges(r):
     url, html = page(3)
     html = html.replace("</article>", f'<p>Jump to <a href="#part2">part two</a>, or <a href="{url}">reload</a>, '

@@ -18,7 +18,6 @@ import os
 import re
 import stat
 import sys
-import time
 import zlib
 from pathlib import Path
 from typing import BinaryIO
@@ -28,7 +27,7 @@ import click
 from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, HardTimeout, Sandbox, WorkerDied
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
 from rankcrawl.pipelines.budget import FULL_SHARE, PREFIX_SHARE, analyze_within
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
+from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
 from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
@@ -172,7 +171,7 @@ def warm() -> None:
 
 def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int) -> tuple[str | None, list[str]]:
     shown = one_line(str(path))
-    started = time.monotonic()
+    started = clock()
     try:
         data = read_page(path, max_bytes, Deadline(timeout * FULL_SHARE) if timeout > 0 else None)
         result = analyze_within(data, url, max_bytes=max_bytes, timeout=timeout, started=started)
