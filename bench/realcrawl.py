@@ -388,7 +388,7 @@ def report(fig: dict) -> None:
         f"gold top {TOP_K} (per site: the site's top {TOP_K}); L1 over the reachable pages. Gold PageRank counts "
         "each page's content links to the frontier (hosts not served, non-HTML files) as links to pages "
         "without out-links, as rankcrawl's graph does (τ induced = against the gold graph cut to the "
-        "reachable pages, the convention of runs before 2026-11-23).\n\n{body}"))
+        f"reachable pages, the convention of runs before 2026-11-23).\n\n{body}"))
 
 
 if __name__ == "__main__":
