@@ -143,7 +143,7 @@ class RecentPages:
         return self.status.get((host, k), False)
 
     def _keys(self, page: Remembered) -> set[int]:
-        ks = np.concatenate([page.keys.sh, page.keys.ll, page.keys.fp])
+        ks = np.concatenate([page.keys.sh, page.keys.ll, page.keys.fp, page.keys.lt])
         return {int(k) for k in ks if k}
 
     def _drop(self, url: str) -> None:

@@ -1,14 +1,18 @@
 """The site-level decision for one page, from its ``PageFacts`` and its host's evidence (SPEC §2.4–2.7).
 
-Keys: a page contributes the shingle (``sh``) of every pagelet that owns a link, the DOM label
-(``ll``) of every such pagelet that is a link list, and the fingerprint (``fp``) of every block
-with a link (all blocks when ``text`` is asked for: the block flags then also clean the main
-text). A key is template once the host is warm (n ≥ min_pages) and the key is on at least
+Keys: a page contributes the shingle (``sh``) of every pagelet that owns a link, the fingerprint
+(``fp``) of every block with a link (all blocks when ``text`` is asked for: the block flags then
+also clean the main text), the DOM label (``ll``) of every link-owning pagelet that is a link list
+and, for every link of such a pagelet, the pair (the list's DOM label, the link's target) (``lt``).
+A key is template once the host is warm (n ≥ min_pages) and the key is on at least
 max(2, share·n) of its pages (Bar-Yossef's recurring pagelets, Kohlschütter's frequent
 fingerprints, Oliveira's recurring link-list class).
 
-Links: a link in a template pagelet, a recurring link-list class or a template block never counts
-(scopes ``content``/``non-template``). On a warm host the site evidence also decides for link
+Links: a link in a template pagelet or a template block never counts (scopes
+``content``/``non-template``), nor a link of a recurring link-list class outside the host's main
+region (a "related" box in the sidebar), nor, inside it, a link that recurs in its class: a "See
+also" list or a table of contents sits in the same place on every page of a host while its links
+differ from page to page (content); a menu's links recur (template). On a warm host the site evidence also decides for link
 lists inside the page's main region: a link list that is not a template of its host — a table of
 contents, an index, a listing — is content even when the per-page classifier (which sees one page
 and finds link-dense blocks boilerplate-like) said otherwise. On a warm host the per-link model's
@@ -40,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.pagefacts import PageFacts, label_key
 from rankcrawl.pipelines.sitestate import typed_keys
 
 REGION_SHARE = 0.3
@@ -57,22 +61,34 @@ def recurrence_floor(n: float, share: float) -> float:
 
 @dataclass
 class PageKeys:
-    """The typed sketch keys of one page, aligned with its pagelets and blocks (0 = no key)."""
+    """The typed sketch keys of one page, aligned with its pagelets (``sh``, ``ll``), blocks (``fp``)
+    and links (``lt``) (0 = no key)."""
 
     sh: np.ndarray
     ll: np.ndarray
     fp: np.ndarray
+    lt: np.ndarray
 
     def distinct(self) -> np.ndarray:
-        """The distinct keys to count, at most MAX_KEYS, in document order."""
-        allk = np.concatenate([self.sh, self.ll, self.fp])
+        """The distinct keys to count, at most MAX_KEYS: pagelets', blocks', then links' (document order)."""
+        allk = np.concatenate([self.sh, self.ll, self.fp, self.lt])
         allk = allk[allk != 0]
         _, first = np.unique(allk, return_index=True)
         return allk[np.sort(first)][:MAX_KEYS]
 
 
+def list_link_keys(f: PageFacts) -> np.ndarray:
+    """Per link: the key of (its link-list pagelet's DOM label, its target); 0 outside link lists."""
+    out = np.zeros(len(f.links), dtype=np.uint64)
+    for j, (p, target) in enumerate(zip(f.link_pagelet, f.links)):
+        label = f.pagelet_list[p] if 0 <= p < len(f.pagelet_list) else 0
+        if label:
+            out[j] = label ^ label_key(target)
+    return np.where(out != 0, typed_keys("lt", out), 0).astype(np.uint64)
+
+
 def page_keys(f: PageFacts, text: bool = False) -> PageKeys:
-    """Typed keys of the page's link-owning pagelets, link lists and link (or all) blocks."""
+    """Typed keys of the page's link-owning pagelets, link (or all) blocks and listed links."""
     owning = np.zeros(len(f.pagelet_shingle), dtype=bool)
     with_links = np.zeros(len(f.block_fp), dtype=bool)
     for p, b in zip(f.link_pagelet, f.link_block):
@@ -85,7 +101,7 @@ def page_keys(f: PageFacts, text: bool = False) -> PageKeys:
                   typed_keys("ll", f.pagelet_list), 0).astype(np.uint64)
     fps = np.asarray(f.block_fp, dtype=np.uint64)
     fp = np.where((with_links | text) & (fps != 0), typed_keys("fp", f.block_fp), 0).astype(np.uint64)
-    return PageKeys(sh, ll, fp)
+    return PageKeys(sh, ll, fp, list_link_keys(f))
 
 
 @dataclass
@@ -157,12 +173,20 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
     n = len(f.links)
     tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
     t_blocks = np.isin(keys.fp, tmpl)
-    t_pagelets = np.isin(keys.sh, tmpl) | np.isin(keys.ll, tmpl)
+    t_pagelets = np.isin(keys.sh, tmpl)
+    t_classes = np.isin(keys.ll, tmpl)
     pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
     block = np.asarray(f.link_block, dtype=np.int64)
     in_template = np.zeros(n, dtype=bool)
     if len(t_pagelets):
         in_template |= (pagelet >= 0) & t_pagelets[np.clip(pagelet, 0, None)]
+    if len(t_classes):
+        in_class = (pagelet >= 0) & t_classes[np.clip(pagelet, 0, len(t_classes) - 1)]
+        if region > 0 and f.link_regions:
+            in_class &= (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 0
+        in_template |= in_class
+    if len(keys.lt) == n:
+        in_template |= (keys.lt != 0) & np.isin(keys.lt, tmpl)
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]
     content = np.asarray(f.link_content, dtype=bool).reshape(n)

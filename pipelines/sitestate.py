@@ -37,7 +37,7 @@ DEPTH, WIDTH = 3, 4096
 BLOCK_WIDTH = 8192
 DECAY_AT = 2000
 BLOOM_BITS, BLOOM_HASHES = 1 << 15, 4
-KIND_SEEDS = {"sh": 0x5348, "fp": 0x4650, "ll": 0x4C4C, "tt": 0x5454, "cls": 0x434C, "ct": 0x4354, "rg": 0x5247}
+KIND_SEEDS = {"sh": 0x5348, "fp": 0x4650, "ll": 0x4C4C, "tt": 0x5454, "cls": 0x434C, "ct": 0x4354, "rg": 0x5247, "lt": 0x4C54}
 
 SCRIPT = """
 local sections = ARGV[1]
@@ -203,7 +203,7 @@ def cells(keys: np.ndarray, width: int, depth: int = DEPTH) -> bytes:
 
 
 def typed_keys(kind: str, values: list[int]) -> np.ndarray:
-    """Keys of one kind (``sh``, ``fp``, ``ll``, ``tt``, ``cls``, ``ct``) in a shared key space."""
+    """Keys of one kind (``sh``, ``fp``, ``ll``, ``lt``, ``tt``, ``cls``, ``ct``, ``rg``) in a shared key space."""
     v = np.asarray(values, dtype=np.uint64).reshape(-1)
     with np.errstate(over="ignore"):
         return mix64(v ^ np.uint64(KIND_SEEDS[kind] * 0x100000001B3))
