@@ -46,6 +46,7 @@ class Remembered:
     vector: dict[str, dict[str, int]] | None = None
     pending: set[str] = field(default_factory=set)
     canonical_links: frozenset[str] | None = None
+    host_region: bool = False
 
 
 def lean(f: PageFacts) -> PageFacts:

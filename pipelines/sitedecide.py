@@ -12,10 +12,14 @@ Links: a link in a template pagelet or a template block never counts (scopes
 ``content``/``non-template``), nor a link of a recurring link-list class outside the host's main
 region (a "related" box in the sidebar), nor, inside it, a link that recurs in its class: a "See
 also" list or a table of contents sits in the same place on every page of a host while its links
-differ from page to page (content); a menu's links recur (template). On a warm host the site evidence also decides for link
-lists inside the page's main region: a link list that is not a template of its host — a table of
-contents, an index, a listing — is content even when the per-page classifier (which sees one page
-and finds link-dense blocks boilerplate-like) said otherwise. On a warm host the per-link model's
+differ from page to page (content); a menu's links recur (template).
+
+On a warm host the site evidence also decides for the links inside the page's main region: a link
+list there that is not a template of its host — a table of contents, an index, a listing — is
+content even when the per-page classifier (which sees one page and finds link-dense blocks
+boilerplate-like) said otherwise; and when that region is the host's main region (below), so is
+every link in it that is no template, whatever the per-page classifier made of its block (on the
+real sites it misjudges short pages' paragraphs, signatures and definition lists). On a warm host the per-link model's
 verdict gives way to the host's evidence too: every non-template link of a block the per-page
 classifier kept counts (on the real sites the model drops inline and listed links of content
 blocks that the host's evidence shows are no template). The main region is the host's: of the
@@ -79,12 +83,12 @@ class PageKeys:
 
 def list_link_keys(f: PageFacts) -> np.ndarray:
     """Per link: the key of (its link-list pagelet's DOM label, its target); 0 outside link lists."""
-    out = np.zeros(len(f.links), dtype=np.uint64)
+    out = [0] * len(f.links)
     for j, (p, target) in enumerate(zip(f.link_pagelet, f.links)):
         label = f.pagelet_list[p] if 0 <= p < len(f.pagelet_list) else 0
         if label:
             out[j] = label ^ label_key(target)
-    return np.where(out != 0, typed_keys("lt", out), 0).astype(np.uint64)
+    return np.where(np.asarray(out, dtype=np.uint64) != 0, typed_keys("lt", out), 0).astype(np.uint64)
 
 
 def page_keys(f: PageFacts, text: bool = False) -> PageKeys:
@@ -125,17 +129,17 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
     if scope != "content":
         return [True] * len(f.links)
     alternate = f.link_alternate or [False] * len(f.links)
-    return [(c or b or (m > 0 and d)) and not a for c, m, b, d, a in
+    return [(c or b or m > 0) and not a for c, m, b, a in
             zip(f.link_content, f.link_regions or [0] * len(f.links), f.link_in_content or [False] * len(f.links),
-                f.link_dense, alternate)]
+                alternate)]
 
 
-def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
-    """The page's main region (1-based index into ``f.region_keys``, 0 = none): the deepest candidate
-    that is the main region of at least ``floor`` of the host's pages (``counts``) on a warm host,
-    else the page's own."""
+def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> tuple[int, bool]:
+    """The page's main region (1-based index into ``f.region_keys``, 0 = none) and whether it is the
+    host's: the deepest candidate that is the main region of at least ``floor`` of the host's pages
+    (``counts``) on a warm host (True), else the page's own (False)."""
     confirmed = [(f.region_depth[i], c, i + 1) for i, c in enumerate(counts) if warm and c >= floor]
-    return max(confirmed)[2] if confirmed else f.region_own
+    return (max(confirmed)[2], True) if confirmed else (f.region_own, False)
 
 
 def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:
@@ -166,9 +170,10 @@ def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray
 
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
-           region: int = 0, canonical_links: frozenset[str] | None = None) -> Decision:
+           region: int = 0, canonical_links: frozenset[str] | None = None, host_region: bool = False) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
-    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host;
+    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host,
+    and all of whose non-template links count when it is the host's (``host_region``);
     ``canonical_links``: the link targets of a near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
     tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
@@ -193,7 +198,8 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
     if warm and n:
         kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
         if region > 0 and f.link_regions:
-            kept |= np.asarray(f.link_dense, dtype=bool) & ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1)
+            in_main = (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
+            kept |= in_main & (np.asarray(f.link_dense, dtype=bool) | host_region)
         if f.link_index:
             kept |= np.asarray(f.link_index, dtype=bool)
         content = list_votes(content | kept, in_template, pagelet, keys.ll)

@@ -1,0 +1,58 @@
+"""Site evidence inside the host's main region: a list class that recurs with different links is
+content, a link the per-page classifier rejects there counts, recurring links and sidebars do not."""
+
+from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+
+HOST = "http://docs.test"
+NAV = "".join(f'<li><a href="/{s}.html">{s.title()} guide</a></li>' for s in ("install", "usage", "api", "faq"))
+
+
+def word(i: int, j: int) -> str:
+    """A letters-only word unique to (page i, position j)."""
+    return "".join(chr(97 + (x % 26)) for x in (i, j, i * 7 + j, j * 3 + 5, i + 11))
+
+
+def module_page(i: int) -> tuple[str, str]:
+    """A reference page: prose, a short note with a cross-reference, and a "See also" list whose
+    links differ from page to page but for one (the index, on every page); a sidebar with a link
+    of its own; the site's navigation."""
+    prose = " ".join(word(i, j) for j in range(60))
+    see_also = "".join(f'<li><a href="/mod/{(i + k) % 40}.html">module {word(i + k, 7)}</a></li>' for k in (1, 2, 3))
+    html = (f"<html><head><title>Module {i}</title></head><body><header><ul>{NAV}</ul></header>"
+            f"<main><h1>Module {word(i, 99)}</h1><p>{prose}.</p>"
+            f'<p class="note">Short note: see <a href="/topic/{i}.html">topic {word(i, 5)}</a>.</p>'
+            f'<ul class="seealso">{see_also}<li><a href="/mod/index.html">all modules</a></li></ul></main>'
+            f'<aside><p>Sponsored: <a href="/ad/{i}.html">offer {word(i, 8)}</a>.</p></aside></body></html>')
+    return f"{HOST}/mod/m{i}.html", html
+
+
+def per_page(blocks):
+    """A per-page classifier that keeps the main region's blocks but the short note (as real
+    classifiers misjudge short paragraphs)."""
+    return [("main" in "/".join(b.path)) and not b.text.startswith("Short note") for b in blocks]
+
+
+def decisions(r, n: int = 8):
+    sa = SiteAnalyzer(r, prefix="hr:")
+    out = []
+    for i in range(n):
+        url, html = module_page(i)
+        out.append(sa.process_doc(analyze(html, url=url, classifier=per_page)))
+    return out
+
+
+def test_see_also_lists_keep_their_links_and_the_recurring_one_is_template(r):
+    last = decisions(r)[-1]
+    targets = {t for t, _ in last.edges}
+    assert {f"{HOST}/mod/{k}.html" for k in (8, 9, 10)} <= targets
+    assert f"{HOST}/mod/index.html" not in targets  # in the same list class on every page: template
+    assert not targets & {f"{HOST}/{s}.html" for s in ("install", "usage", "api", "faq")}
+
+
+def test_a_rejected_link_inside_the_hosts_main_region_counts_but_not_one_outside(r):
+    first, *_, last = decisions(r)
+    targets = {t for t, _ in last.edges}
+    assert f"{HOST}/topic/7.html" in targets
+    assert f"{HOST}/ad/7.html" not in targets
+    assert f"{HOST}/topic/0.html" not in {t for t, _ in first.edges}  # a cold host: the page's own verdict
