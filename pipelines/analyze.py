@@ -42,4 +42,5 @@ def analyze(
     return Document(url=url, title=state.title, blocks=blocks, root=state.root, encoding=state.used_encoding,
                     truncated=state.truncated, orphan_anchors=state.orphans, make_links=link_maker(state.root, url),
                     link_content=state.link_content,
-                    content_basis=[b.is_content for b in blocks] if state.link_content is not None else None)
+                    content_basis=[b.is_content for b in blocks] if state.link_content is not None else None,
+                    anchor_paths=state.context.anchor_paths)

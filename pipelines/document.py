@@ -141,6 +141,7 @@ class Document:
     make_links: LinkMaker | None = field(default=None, repr=False)
     link_content: dict[Any, bool] | None = field(default=None, repr=False)
     content_basis: list[bool] | None = field(default=None, repr=False)
+    anchor_paths: dict[Any, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _orphan_links: list[Link] | None = field(default=None, repr=False)
 
     def block_links(self, index: int) -> list[Link]:

@@ -160,6 +160,27 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
     return chain, own
 
 
+def region_masks(links: list[Any], blocks: list[Any], regions: list[tuple[str, ...]],
+                 anchor_paths: dict[Any, tuple[str, ...]]) -> list[int]:
+    """Per link: the bit set of the candidate ``regions`` holding it — its block's, or, in a block fused
+    from several elements (whose path is their common ancestor's: a last paragraph fused with the
+    footer lies in ``<body>``), its own element's."""
+    def mask(path: tuple[str, ...]) -> int:
+        return sum(1 << i for i, p in enumerate(regions) if path[: len(p)] == p)
+
+    by_block: dict[int, int] = {}
+    out = []
+    for link in links:
+        b = link.block
+        if b >= 0 and blocks[b].n_atomic > 1 and link.element in anchor_paths:
+            out.append(mask(anchor_paths[link.element]))
+            continue
+        if b not in by_block:
+            by_block[b] = mask(blocks[b].path if b >= 0 else ())
+        out.append(by_block[b])
+    return out
+
+
 def template_role(el: Any) -> bool:
     """Whether ``el`` or an ancestor names a template role (``link_classifier.TEMPLATE_ROLES``) by tag, id or class."""
     for e in (el, *el.iterancestors()):
@@ -229,11 +250,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.link_dense = [
         (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
         for p, b in zip(facts.link_pagelet, facts.link_block)]
-    masks: dict[int, int] = {}
-    for b in set(facts.link_block):
-        path = blocks[b].path if b >= 0 else ()
-        masks[b] = sum(1 << i for i, p in enumerate(regions) if path[: len(p)] == p)
-    facts.link_regions = [masks[b] for b in facts.link_block]
+    facts.link_regions = region_masks(links, blocks, regions, doc.anchor_paths)
     linked = set(facts.link_block) if not options.text else set(range(len(blocks)))
     keyed = [i for i in range(len(blocks)) if i in linked]
     facts.block_fp = [0] * len(blocks)

@@ -56,3 +56,30 @@ def test_a_rejected_link_inside_the_hosts_main_region_counts_but_not_one_outside
     assert f"{HOST}/topic/7.html" in targets
     assert f"{HOST}/ad/7.html" not in targets
     assert f"{HOST}/topic/0.html" not in {t for t, _ in first.edges}  # a cold host: the page's own verdict
+
+
+def tutorial_page(i: int) -> tuple[str, str]:
+    """A page whose prose, last paragraph and footer Block Fusion fuses into one block (its DOM path
+    is ``<body>``), with a link in the paragraph and one in the footer."""
+    prose = " ".join(word(i, j) for j in range(60))
+    html = (f"<html><head><title>Step {i}</title></head><body><div class='related'><ul>{NAV}</ul></div>"
+            f"<div class='document'><div class='body'><section><h1>Step {word(i, 1)}</h1><p>{prose}.</p>"
+            f"<p>This step covered the first part. To continue, read <a href='/next/{i}.html'>the next part</a>.</p>"
+            f"</section></div></div><div class='footer'>© Copyright 2007-2023, the developers. Built with "
+            f"<a href='/build/{i}.html'>the generator</a> 5.3.0.</div></body></html>")
+    return f"{HOST}/tutorial/{i}.html", html
+
+
+def test_a_link_of_a_block_fused_across_the_main_region_counts_by_its_own_place(r):
+    def in_body(blocks):  # the per-page verdict: only blocks inside div.body are content
+        return ["div[1].body" in b.path for b in blocks]
+
+    sa = SiteAnalyzer(r, prefix="fu:")
+    for i in range(6):
+        url, html = tutorial_page(i)
+        doc = analyze(html, url=url, classifier=in_body)
+        d = sa.process_doc(doc)
+    fused = [b for b in doc.blocks if "/next/5.html" in {a.get("href") for a in b.anchors}]
+    assert fused and fused[0].n_atomic > 1 and not fused[0].is_content  # fused with the footer, rejected
+    targets = {t for t, _ in d.edges}
+    assert f"{HOST}/next/5.html" in targets and f"{HOST}/build/5.html" not in targets
