@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.pagefacts import PageFacts, label_key
 from rankcrawl.pipelines.sitedecide import PageKeys
 from rankcrawl.pipelines.sitestate import page_key
 
@@ -28,6 +28,14 @@ RECHECK_GROWTH = 2.0
 """A template status confirmed at host size n is asked again once the host has this many times n pages."""
 MAX_RECHECK = 256
 """Stale template keys asked for with one page at most."""
+TARGETS_KEPT = 20_000
+"""Pages whose link targets (8-byte hashes, ≈ 8 bytes per link) are kept beyond the window, so a
+near-duplicate found long after its canonical page still keeps its links to other targets."""
+
+
+def target_hashes(urls: list[str]) -> np.ndarray:
+    """Sorted distinct 63-bit hashes of link targets (``pagefacts.label_key``)."""
+    return np.unique(np.array([label_key(u) for u in urls], dtype=np.uint64))
 
 
 @dataclass
@@ -45,7 +53,7 @@ class Remembered:
     regions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     vector: dict[str, dict[str, int]] | None = None
     pending: set[str] = field(default_factory=set)
-    canonical_links: frozenset[str] | None = None
+    canonical_links: np.ndarray | None = None
     host_region: bool = False
 
 
@@ -60,13 +68,13 @@ def lean(f: PageFacts) -> PageFacts:
 class RecentPages:
     """FIFO window of remembered pages with a key → pages index and per-host key statuses."""
 
-    def __init__(self, capacity: int = 1000) -> None:
-        self.capacity = capacity
+    def __init__(self, capacity: int = 1000, targets_kept: int = TARGETS_KEPT) -> None:
+        self.capacity, self.targets_kept = capacity, targets_kept
         self.pages: OrderedDict[str, Remembered] = OrderedDict()
         self.by_key: dict[tuple[str, int], set[str]] = {}
         self.status: dict[tuple[str, int], bool] = {}
         self.warm: set[str] = set()
-        self.by_page_key: dict[bytes, str] = {}
+        self.targets: OrderedDict[bytes, np.ndarray] = OrderedDict()  # page key → its link targets' hashes
         self.host_n: dict[str, float] = {}  # host → its page count in the last reply
         self.confirmed: dict[str, dict[int, float]] = {}  # host → template key → host size it was last confirmed at
 
@@ -76,11 +84,10 @@ class RecentPages:
     def get(self, url: str) -> Remembered | None:
         return self.pages.get(url)
 
-    def links_of(self, key: bytes | None) -> frozenset[str] | None:
-        """The link targets of the remembered page whose ``sitestate.page_key`` is ``key`` (None: not remembered)."""
-        url = self.by_page_key.get(key) if key is not None else None
-        page = self.pages.get(url) if url is not None else None
-        return frozenset(page.facts.links) if page is not None else None
+    def links_of(self, key: bytes | None) -> np.ndarray | None:
+        """``target_hashes`` of the links of the page whose ``sitestate.page_key`` is ``key``, one of the last
+        TARGETS_KEPT pages decided here (None: not one of them) — a near-duplicate's canonical page."""
+        return self.targets.get(key) if key is not None else None
 
     def add(self, page: Remembered, statuses: dict[int, bool]) -> None:
         """Remember ``page``, decided with ``statuses`` (its keys' template status; absent = no)."""
@@ -89,7 +96,11 @@ class RecentPages:
             self._drop(url)
         page.facts = lean(page.facts)
         self.pages[url] = page
-        self.by_page_key[page_key(url)] = url
+        key = page_key(url)
+        self.targets[key] = target_hashes(page.facts.links)
+        self.targets.move_to_end(key)
+        while len(self.targets) > self.targets_kept:
+            self.targets.popitem(last=False)
         for k in self._keys(page):
             self.by_key.setdefault((page.host, k), set()).add(url)
             if self.status.setdefault((page.host, k), statuses.get(k, False)):
@@ -149,7 +160,6 @@ class RecentPages:
 
     def _drop(self, url: str) -> None:
         page = self.pages.pop(url)
-        self.by_page_key.pop(page_key(url), None)
         for k in self._keys(page):
             key = (page.host, k)
             owners = self.by_key.get(key)

@@ -34,7 +34,8 @@ outweighing the page's content) counts unless it is a template, and the link lis
 (``ll`` class) that are mostly content count whole (``list_votes``). A near-duplicate's links are counted once (SPEC §2.6): it keeps only
 its links to targets its canonical page does not link to (a copy whose links lead into its own copy
 of the site keeps them, a mirror of the same links keeps none), and none when the canonical
-page's links are not known here.
+page's links are not known here (this process keeps the link targets of its last
+``pagering.TARGETS_KEPT`` pages as hashes).
 
 Graph conventions (§2.7): links to the page itself never reach here (``PageFacts``); repeated links
 to one target make one edge, weighing the largest of their weights, or their sum with
@@ -170,11 +171,12 @@ def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray
 
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
-           region: int = 0, canonical_links: frozenset[str] | None = None, host_region: bool = False) -> Decision:
+           region: int = 0, canonical_links: np.ndarray | None = None, host_region: bool = False) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
     ``region``: the main region (``main_region``), whose non-template link lists count on a warm host,
     and all of whose non-template links count when it is the host's (``host_region``);
-    ``canonical_links``: the link targets of a near-duplicate's canonical page (None = not known)."""
+    ``canonical_links``: the sorted 63-bit hashes (``pagefacts.label_key``) of the link targets of a
+    near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
     tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
     t_blocks = np.isin(keys.fp, tmpl)
@@ -214,8 +216,11 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         if scope == "content" and f.link_alternate:
             counted &= ~np.asarray(f.link_alternate, dtype=bool)
     if duplicate:
-        counted &= np.array([canonical_links is not None and t not in canonical_links for t in f.links],
-                            dtype=bool).reshape(n)
+        if canonical_links is None:
+            counted[:] = False
+        else:
+            mine = np.array([label_key(t) for t in f.links], dtype=np.uint64)
+            counted &= ~np.isin(mine, canonical_links)
     link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
     return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,
                     np.flatnonzero(in_template).tolist(), np.flatnonzero(t_blocks).tolist(), duplicate)

@@ -170,6 +170,19 @@ def test_copy_in_another_folder_keeps_the_links_into_its_own_copies(r):
     assert third.duplicate and third.edges == []
 
 
+def test_a_copy_found_after_its_canonical_page_left_the_window_still_keeps_its_own_links(r):
+    """The canonical page's link targets outlive the re-decision window (``remember``)."""
+    sa = SiteAnalyzer(r, prefix="t:", remember=2)
+    html = page(1)[1].replace('href="/story/', 'href="../story/')
+    sa.process_doc(analyze(html, url=f"{HOST}/en/story/1"))
+    for i in range(5, 9):
+        story, html_i = page(i)
+        sa.process_doc(analyze(html_i, url=story))
+    assert f"{HOST}/en/story/1" not in sa.recent
+    copy = sa.process_doc(analyze(html, url=f"{HOST}/de/story/1"))
+    assert copy.duplicate and {t for t, _ in copy.edges} == {f"{HOST}/de/story/2", f"{HOST}/de/story/3"}
+
+
 def test_bad_options_and_missing_url(r):
     with pytest.raises(ValueError, match="unknown link weighting"):
         SiteAnalyzer(r, weighting="pagerank")
