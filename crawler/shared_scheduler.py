@@ -120,9 +120,11 @@ class BatchedScheduler(Scheduler):
         from twisted.internet import reactor as installed
 
         reactor: Any = installed
-        nextcall = getattr(getattr(getattr(self.spider, "crawler", None), "engine", None), "_slot", None)
-        schedule = getattr(getattr(nextcall, "nextcall", None), "schedule", None)
-        if schedule is not None and (self._wake is None or not self._wake.active()):
+        try:
+            schedule = self.spider.crawler.engine._slot.nextcall.schedule
+        except (AttributeError, RuntimeError):  # no running engine (or another Scrapy's internals)
+            return
+        if self._wake is None or not self._wake.active():
             self._wake = reactor.callLater(IDLE_POLL, schedule)
 
     def _take(self, n: int) -> list[Request]:
