@@ -23,6 +23,7 @@ import numpy as np
 
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.hostedges import EDGE, HEAD
+from rankcrawl.ranker.store.outpack import PACK_HOST, script
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.settings.urls import DEFAULT_PORTS
 
@@ -46,8 +47,10 @@ for i = 1, #head, 8 do
 end
 if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
 if #empty > 0 then redis.call('HDEL', KEYS[1], unpack(empty)) end
+redis.call('DEL', KEYS[3])
 """
-"""KEYS: a host's ``out`` and ``meta`` hashes. ARGV: HEAD records (LocalID, byte count) of up to
+"""KEYS: a host's ``out`` and ``meta`` hashes and its ``outpack`` (dropped: rebuilt after the import).
+ARGV: HEAD records (LocalID, byte count) of up to
 FIELDS_PER_CALL source pages and their packed edges back to back. Sets each page's edges (none:
 deletes them) and marks it stored (existing metadata kept): one call per host batch."""
 HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
@@ -219,9 +222,19 @@ class EdgeImporter:
             if len(pipe) >= CALLS_PER_PIPELINE:
                 pipe.execute()
         pipe.execute()
+        self._pack(np.unique(hosts).tolist())
         if len(pages) or self.grown:  # the pages stored, and the hosts that got new pages
             self.store.announce(pages >> 32, pages & 0xFFFFFFFF, self.grown)
         return ImportReport(len(s), len(pages), self.bad)
+
+    def _pack(self, hids: list[int]) -> None:
+        """Rebuild the ``outpack`` of the hosts written, so the next cold load reads one value each."""
+        call, keys = script(self.store.client, PACK_HOST), self.store.keys
+        for i in range(0, len(hids), CALLS_PER_PIPELINE):
+            pipe = self.store.client.pipeline(transaction=False)
+            for hid in hids[i : i + CALLS_PER_PIPELINE]:
+                pipe.execute_command(*call, 2, keys.out(hid), keys.outpack(hid), "0")
+            pipe.execute()
 
     def _write_host(self, pipe: Any, hid: int, lids: np.ndarray, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
         """Queue the ``WRITE_PAGES`` calls of one host's source pages ``lids`` (edges[lo[i]:hi[i]] each)."""
@@ -230,7 +243,8 @@ class EdgeImporter:
             head = np.empty(len(lids[i : i + FIELDS_PER_CALL]), dtype=HEAD)
             head["local"], head["nbytes"] = lids[i : i + FIELDS_PER_CALL], (hi - lo)[i : i + FIELDS_PER_CALL] * EDGE.itemsize
             data = edges[lo[i] : hi[i + len(head) - 1]].tobytes()
-            pipe.execute_command("EVAL", WRITE_PAGES, 2, keys.out(hid), keys.meta(hid), head.tobytes(), data)
+            pipe.execute_command("EVAL", WRITE_PAGES, 3, keys.out(hid), keys.meta(hid), keys.outpack(hid), head.tobytes(),
+                                 data)
 
 
 def import_edges(store: GraphStore, f: TextIO, report_bad: Callable[[int, str], None]) -> ImportReport:

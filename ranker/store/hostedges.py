@@ -132,38 +132,6 @@ class Packed:
     alias_target: np.ndarray  # PAIR
 
 
-def _ints(raw: list[bytes]) -> np.ndarray:
-    """Decimal LocalIDs (bytes) as uint32, parsed by numpy in one call."""
-    return np.array(raw, dtype=bytes).astype(np.uint32) if raw else np.zeros(0, np.uint32)
-
-
-def unpack_hashes(host_ids: list[int], replies: list[tuple[int, dict, Iterable[bytes], dict]]) -> Packed:
-    """Whole hosts from plain reads — per host its page count, ``out`` hash, ``gone`` set and
-    ``alias`` hash — unpacked at once: each kind of value joined and read with one ``np.frombuffer``."""
-    lids: list[bytes] = []
-    values: list[bytes] = []
-    gone: list[bytes] = []
-    alias_from: list[bytes] = []
-    alias_to: list[bytes] = []
-    n_pages, n_heads, n_gone, n_alias = (np.zeros(len(replies), np.int64) for _ in range(4))
-    for k, (pages, out, gone_set, alias) in enumerate(replies):
-        n_pages[k], n_heads[k] = pages, len(out)
-        lids += out
-        values += out.values()
-        before = len(gone)
-        gone += gone_set
-        n_gone[k], n_alias[k] = len(gone) - before, len(alias)
-        alias_from += alias
-        alias_to += alias.values()
-    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values)) // EDGE.itemsize
-    cum = np.concatenate([[0], np.cumsum(counts)])
-    head_cuts = np.concatenate([[0], np.cumsum(n_heads)])
-    edges = np.frombuffer(b"".join(values), dtype=EDGE)
-    return Packed(np.asarray(host_ids, dtype=np.uint32), n_pages, cum[head_cuts[1:]] - cum[head_cuts[:-1]],
-                  np.repeat(_ints(lids), counts), edges["host"], edges["local"], edges["weight"], n_gone, _ints(gone),
-                  n_alias, _ints(alias_from), np.frombuffer(b"".join(alias_to), dtype=PAIR))
-
-
 def pack(hosts: dict[int, HostEdges]) -> Packed:
     """``hosts`` concatenated."""
     parts = list(hosts.values())
