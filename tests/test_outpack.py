@@ -33,6 +33,10 @@ def test_packs_follow_every_kind_of_write(any_client) -> None:
     k = store.keys
     assert all(any_client.exists(k.outpack(h)) for h in store.all_host_ids() if any_client.hlen(k.out(h)))
     same_load(store)
+    more = "".join(f"http://h{rng.integers(6)}.org/q{i}\thttp://h{rng.integers(6)}.org/p{rng.integers(30)}\n" for i in range(40))
+    import_edges(store, io.StringIO(more + "http://h0.org/p1\thttp://h7.org/p2\t2.5\n"), lambda n, p: None)  # hosts with older pages
+    assert all(any_client.exists(k.outpack(h)) for h in store.all_host_ids() if any_client.hlen(k.out(h)))
+    same_load(store)
     # writes after the import drop the packs they touch; the load rebuilds them
     store.put_pages([PageRecord("http://h1.org/p3", [("http://h2.org/new", 3.0)]),
                      PageRecord("http://h2.org/p4", []),
@@ -55,3 +59,17 @@ def test_an_empty_host_and_a_host_without_out_links_load(r) -> None:
     assert packed.n_edges.tolist() == [1, 0] and packed.n_pages.tolist() == [1, 1]
     assert pack(store.load_hosts(store.all_host_ids())).n_edges.tolist() == [1, 0]
     assert store.load_packed([]).n_edges.tolist() == []
+
+
+def test_a_large_host_is_written_in_one_call_and_packed(r) -> None:
+    store = GraphStore(r)
+    lines = "".join(f"http://big.org/p{i}\thttp://big.org/p{(i * 7 + 1) % 4500}\t1\n" for i in range(4500))
+    lines += "".join(f"http://big.org/p{i}\thttp://small.org/x{i % 3}\t0.5\n" for i in range(0, 4500, 2))
+    report = import_edges(store, io.StringIO(lines), lambda n, p: None)
+    assert report.pages == 4500 and report.edges == 4500 + 2250
+    assert all(r.hget(store.keys.meta(0), lid) == b"{}" for lid in (0, 2200, 4499))
+    same_load(store)
+    store.put_pages([PageRecord("http://big.org/p1", [], {"status": 200})])
+    import_edges(store, io.StringIO("http://big.org/p2\thttp://big.org/p3\n"), lambda n, p: None)  # older pages: rebuilt
+    assert store.meta("http://big.org/p1") == {"status": 200}
+    same_load(store)

@@ -319,7 +319,7 @@ class GraphStore(ChangeStream):
                         call = script(self.client, PACK_HOST)
                         pipe = self.client.pipeline(transaction=False)
                         for j in missing:
-                            pipe.execute_command(*call, 2, k.out(part[j]), k.outpack(part[j]), "1")
+                            pipe.execute_command(*call, 2, k.out(part[j]), k.outpack(part[j]))
                         for j, blob in zip(missing, pipe.execute()):
                             blobs[j] = blob
                     packs.extend(blobs)

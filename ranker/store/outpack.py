@@ -41,20 +41,20 @@ redis.call('DEL', KEYS[2])
 few thousand pages and their packed edges back to back. Sets each page's edges (none: deletes
 them) and drops the pack, atomically."""
 
-PACK_HOST = """
+PACK = """
 local t = redis.call('HGETALL', KEYS[1])
 local head, data = {}, {}
 for i = 1, #t, 2 do
   head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
   data[#data + 1] = t[i + 1]
 end
-local blob = struct.pack('<I4', #head) .. table.concat(head) .. table.concat(data)
-redis.call('SET', KEYS[2], blob)
-if ARGV[1] == '1' then return blob end
-return #head
+redis.call('SET', pack_key, struct.pack('<I4', #head) .. table.concat(head) .. table.concat(data))
 """
-"""KEYS: a host's ``out`` hash and ``outpack``. ARGV[1]: '1' to return the pack. Rebuilds the pack
-from the hash (one atomic step, so no write can fall between reading and storing)."""
+"""Lua: the pack of ``out`` (KEYS[1]) stored in the key ``pack_key``."""
+
+PACK_HOST = "local pack_key = KEYS[2]\n" + PACK + "return redis.call('GET', pack_key)\n"
+"""KEYS: a host's ``out`` hash and ``outpack``. Rebuilds the pack from the hash and returns it (one
+atomic step, so no write can fall between reading and storing)."""
 
 HOST_SETS = """
 local gone = {}
