@@ -156,52 +156,58 @@ def _hash(buf: np.ndarray, s: int, e: int) -> np.uint64:
 
 
 @njit(cache=True, nogil=True)
-def _place(keys: np.ndarray, vals: np.ndarray, h: np.uint64, v: int) -> None:
-    mask = len(keys) - 1
+def _place(table: np.ndarray, h: np.uint64, v: int) -> None:
+    mask = table.shape[0] - 1
     j = np.int64(h & np.uint64(mask))
-    while vals[j] >= 0:
+    while table[j, 1] >= 0:
         j = (j + 1) & mask
-    keys[j], vals[j] = h, v
+    table[j, 0], table[j, 1] = np.int64(h), v
 
 
 @njit(cache=True, nogil=True)
-def rehash(keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, n: int) -> None:
-    """Place entries 0..n-1 (their ``hashes``) into the empty table (keys, vals)."""
+def rehash(table: np.ndarray, hashes: np.ndarray, n: int) -> None:
+    """Place entries 0..n-1 (their ``hashes``) into the empty table (rows: hash, entry; entry -1 = free)."""
     for v in range(n):
-        _place(keys, vals, hashes[v], v)
+        _place(table, hashes[v], v)
 
 
 @njit(cache=True, nogil=True)
-def intern(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, keys: np.ndarray, vals: np.ndarray,
-           hashes: np.ndarray, arena: np.ndarray, offsets: np.ndarray, n: int) -> tuple[np.ndarray, int]:
+def _equal(a: np.ndarray, i: int, b: np.ndarray, j: int, m: int) -> bool:
+    for q in range(m):
+        if a[i + q] != b[j + q]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def intern(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray, hashes: np.ndarray,
+           arena: np.ndarray, offsets: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     """Entry numbers of the byte strings ``buf[starts[i]:ends[i]]``: known strings keep theirs, new
-    ones get n, n+1, … (bytes appended to ``arena`` at ``offsets``). The caller leaves room: the
-    table at most half full afterwards, the arena and offsets long enough."""
+    ones get n, n+1, … (bytes appended to ``arena`` at ``offsets``). A string equal to the one
+    before it (a source repeated on consecutive lines) is not looked up again. The caller leaves
+    room: the table at most half full afterwards, the arena and offsets long enough."""
     out = np.empty(len(starts), dtype=np.int64)
-    mask = len(keys) - 1
+    mask = table.shape[0] - 1
     for i in range(len(starts)):
         s, e = starts[i], ends[i]
+        if i and e - s == ends[i - 1] - starts[i - 1] and _equal(buf, s, buf, starts[i - 1], e - s):
+            out[i] = out[i - 1]
+            continue
         h = _hash(buf, s, e)
         j = np.int64(h & np.uint64(mask))
         while True:
-            v = vals[j]
+            v = table[j, 1]
             if v < 0:
-                keys[j], vals[j], hashes[n] = h, n, h
+                table[j, 0], table[j, 1], hashes[n] = np.int64(h), n, h
                 a = offsets[n]
                 arena[a : a + e - s] = buf[s:e]
                 offsets[n + 1] = a + e - s
                 out[i] = n
                 n += 1
                 break
-            if keys[j] == h and offsets[v + 1] - offsets[v] == e - s:
-                a, same = offsets[v], True
-                for q in range(e - s):
-                    if arena[a + q] != buf[s + q]:
-                        same = False
-                        break
-                if same:
-                    out[i] = v
-                    break
+            if table[j, 0] == np.int64(h) and offsets[v + 1] - offsets[v] == e - s and _equal(arena, offsets[v], buf, s, e - s):
+                out[i] = v
+                break
             j = (j + 1) & mask
     return out, n
 

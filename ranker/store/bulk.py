@@ -164,15 +164,15 @@ class EdgeImporter:
         self.bad += 1
         self.report_bad(number, problem)
 
-    def _columns(self, text: str, first: int) -> bool:
+    def _columns(self, text: str, first: int) -> int:
         """The compiled path: a chunk whose lines all hold the same 2 or 3 tab-separated fields
         (no blank or comment line, valid weights) is split and its URLs interned as bytes;
-        returns False, having stored nothing, for any other chunk (the per-line path then
-        reports its bad lines)."""
+        returns its line count, or 0, having stored nothing, for any other chunk (the per-line
+        path then reports its bad lines)."""
         buf = np.frombuffer(text.encode(), dtype=np.uint8)
         fields, k = _scan.split_lines(buf)
         if k == 0:
-            return False
+            return 0
         w = np.ones(len(fields))
         if k == 3:
             w, other = _scan.parse_weights(buf, fields[:, 4], fields[:, 5])
@@ -180,14 +180,14 @@ class EdgeImporter:
                 try:
                     w[i] = float(buf[fields[i, 4] : fields[i, 5]].tobytes().decode())
                 except ValueError:
-                    return False
+                    return 0
             if not (np.isfinite(w) & (w > 0)).all():
-                return False
+                return 0
         s = self.ids.of_fields(buf, fields[:, 0], fields[:, 1])
         d = self.ids.of_fields(buf, fields[:, 2], fields[:, 3])
         self._keep(s, d, w, range(first, first + len(fields)),
                    lambda i, src: buf[fields[i, 0 if src else 2] : fields[i, 1 if src else 3]].tobytes().decode())
-        return True
+        return len(fields)
 
     def read(self, f: TextIO) -> None:
         first = 1
@@ -198,9 +198,12 @@ class EdgeImporter:
             text += f.readline()
             if not text.endswith("\n"):
                 text += "\n"
-            if not self._columns(text, first):
-                self._chunk(text.split("\n")[:-1], first)
-            first += text.count("\n")
+            lines = self._columns(text, first)
+            if not lines:
+                split = text.split("\n")[:-1]
+                self._chunk(split, first)
+                lines = len(split)
+            first += lines
 
     def write(self) -> ImportReport:
         """Store every source's merged out-edges (self-links dropped) and rebuild the hosts' packs;

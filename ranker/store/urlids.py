@@ -58,24 +58,22 @@ class Table:
 
     def __init__(self) -> None:
         self.n = 0
-        self.keys = np.zeros(1 << 10, dtype=np.uint64)
-        self.vals = np.full(1 << 10, -1, dtype=np.int64)
+        self.table = np.full((1 << 10, 2), -1, dtype=np.int64)  # rows: hash, entry (-1: free)
         self.hashes = np.zeros(0, dtype=np.uint64)
         self.arena = np.zeros(0, dtype=np.uint8)
         self.offsets = np.zeros(1, dtype=np.int64)
 
     def add(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         need, size = self.n + len(starts), int(self.offsets[self.n] + (ends - starts).sum())
-        if 2 * need > len(self.keys):
-            cap = 1 << int(2 * need).bit_length()
-            self.keys, self.vals = np.zeros(cap, dtype=np.uint64), np.full(cap, -1, dtype=np.int64)
-            _scan.rehash(self.keys, self.vals, self.hashes, self.n)
+        if 2 * need > len(self.table):
+            self.table = np.full((1 << int(2 * need).bit_length(), 2), -1, dtype=np.int64)
+            _scan.rehash(self.table, self.hashes, self.n)
         if need + 1 > len(self.offsets):
             self.offsets = np.concatenate([self.offsets, np.zeros(need + 1 - len(self.offsets) + need // 2, np.int64)])
             self.hashes = np.concatenate([self.hashes, np.zeros(len(self.offsets) - 1 - len(self.hashes), np.uint64)])
         if size > len(self.arena):
             self.arena = np.concatenate([self.arena, np.zeros(size - len(self.arena) + size // 2, np.uint8)])
-        out, self.n = _scan.intern(buf, starts, ends, self.keys, self.vals, self.hashes, self.arena, self.offsets, self.n)
+        out, self.n = _scan.intern(buf, starts, ends, self.table, self.hashes, self.arena, self.offsets, self.n)
         return out
 
     def text(self, i: int) -> str:
