@@ -73,3 +73,22 @@ def test_a_large_host_is_written_in_one_call_and_packed(r) -> None:
     import_edges(store, io.StringIO("http://big.org/p2\thttp://big.org/p3\n"), lambda n, p: None)  # older pages: rebuilt
     assert store.meta("http://big.org/p1") == {"status": 200}
     same_load(store)
+
+
+def test_the_compiled_build_equals_the_assembled_one(r) -> None:
+    from rankcrawl.ranker.livegraph import LiveGraph
+
+    store = GraphStore(r)
+    rng = np.random.default_rng(11)
+    lines = "".join(f"http://h{rng.integers(9)}.org/p{rng.integers(80)}\thttp://h{rng.integers(12)}.org/p{rng.integers(90)}"
+                    f"\t{rng.choice([0.5, 1.0, 2.0])}\n" for _ in range(3000))
+    import_edges(store, io.StringIO(lines + "http://h0.org/p1\thttp://h0.org/p1\n"), lambda n, p: None)  # a self-link
+    store.put_pages([PageRecord("http://h1.org/p2", [("http://h1.org/p2", 1.0), ("http://h3.org/p999", 1.0)])])
+    for _ in range(2):
+        packed = store.load_packed(store.all_host_ids())
+        fast = LiveGraph.from_packed(packed, 0.85)
+        slow = LiveGraph.from_graph(*assemble_packed(packed), 0.85)
+        assert fast.n == slow.n and fast.segments == slow.segments
+        for name in ("start", "count", "dst", "weight", "inv_out", "seg_of", "excluded", "res", "base"):
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+        store.put_pages([PageRecord("http://h2.org/p3", [], {"status": 410})])  # the second round takes the other path

@@ -148,11 +148,10 @@ def pack(hosts: dict[int, HostEdges]) -> Packed:
                   cat("alias_local", np.uint32), cat("alias_target", PAIR))
 
 
-def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
-    """The ``HostGraph`` of all hosts (sorted by HostID) under the graph conventions (SPEC §2.7):
-    edges into a redirecting page go to its target, edges into gone pages and self-links are
-    dropped, gone and redirecting pages are ``excluded``. Edge targets extend page counts.
-    Also the redirects as page numbers (from, to), before their chains are followed."""
+def layout(p: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Host order and page numbering of ``assemble_packed``: the HostIDs present (sorted: the loaded
+    hosts, edge and redirect targets), each HostID's position among them (-1: absent) and the
+    host offsets; a host's page count is its stored one, extended by targets numbered after it."""
     targets = p.alias_target
     top = max([int(a.max()) for a in (p.host_ids, p.dst_host, targets["host"]) if len(a)], default=-1)
     seen = np.zeros(top + 1, dtype=bool)
@@ -162,21 +161,27 @@ def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
     pos = np.full(top + 1, -1, dtype=np.int64)
     pos[host_ids] = np.arange(len(host_ids))
     sizes = np.zeros(len(host_ids), dtype=np.int64)
-    known = pos[p.host_ids]
-    sizes[known] = p.n_pages
-    dst_pos, dst_local = pos[p.dst_host], p.dst_local.astype(np.int64)
-    alias_pos, alias_local = pos[targets["host"]], targets["local"].astype(np.int64)
-    for at, lid in ((dst_pos, dst_local), (alias_pos, alias_local)):
-        over = lid >= sizes[at]  # pages numbered after their host's count was read
+    sizes[pos[p.host_ids]] = p.n_pages
+    for hosts, lids in ((p.dst_host, p.dst_local), (targets["host"], targets["local"])):
+        at = pos[hosts]
+        over = lids >= sizes[at]  # pages numbered after their host's count was read
         if over.any():
-            np.maximum.at(sizes, at[over], lid[over] + 1)
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    base = offsets[known]
+            np.maximum.at(sizes, at[over], lids[over].astype(np.int64) + 1)
+    return host_ids, pos, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
+    """The ``HostGraph`` of all hosts (sorted by HostID) under the graph conventions (SPEC §2.7):
+    edges into a redirecting page go to its target, edges into gone pages and self-links are
+    dropped, gone and redirecting pages are ``excluded``. Edge targets extend page counts.
+    Also the redirects as page numbers (from, to), before their chains are followed."""
+    host_ids, pos, offsets = layout(p)
+    base = offsets[pos[p.host_ids]]
     src = np.repeat(base, p.n_edges) + p.src_local
-    dst = offsets[dst_pos] + dst_local
+    dst = offsets[pos[p.dst_host]] + p.dst_local.astype(np.int64)
     gone = np.repeat(base, p.n_gone) + p.gone
     alias_from = np.repeat(base, p.n_alias) + p.alias_local
-    alias_to = offsets[alias_pos] + alias_local
+    alias_to = offsets[pos[p.alias_target["host"]]] + p.alias_target["local"].astype(np.int64)
     graph = HostGraph.with_conventions(host_ids, offsets, src, dst, np.asarray(p.weight, dtype=np.float32), gone,
                                        alias_from, alias_to)
     return graph, alias_from, alias_to
