@@ -87,3 +87,17 @@ def test_interning_is_exact() -> None:
     first: dict[str, int] = {}
     assert got.tolist() == [first.setdefault(w, len(first)) for w in words]
     assert table.n == len(first) and table.text(int(got[-1])) == "x"
+
+
+def test_merge_links_equals_sorting_and_summing() -> None:
+    rng = np.random.default_rng(9)
+    m = 60
+    src = np.concatenate([rng.integers(0, m, 3000), np.full(200, 7)])  # page 7: a group past insertion sort
+    dst = np.concatenate([rng.integers(0, m, 3000), rng.integers(0, 40, 200)])
+    w = rng.choice([0.5, 1.0, 2.0], len(src))
+    ptr, d, got_w = _scan.merge_links(src, dst, w, m)
+    keep = src != dst
+    key, inverse = np.unique(src[keep] * m + dst[keep], return_inverse=True)
+    assert d.tolist() == (key % m).tolist()
+    assert np.allclose(got_w, np.bincount(inverse, weights=w[keep]))
+    assert np.diff(ptr).tolist() == np.bincount(key // m, minlength=m).tolist()

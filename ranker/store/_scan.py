@@ -225,3 +225,51 @@ def gather(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         out[p : p + m] = buf[starts[i] : ends[i]]
         p += m
     return out
+
+
+@njit(cache=True, nogil=True)
+def merge_links(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Links between pages 0..m-1 grouped by source: self-links dropped, links to one target
+    merged (weights summed), targets ascending. Returns (ptr int64[m+1], dst, weight float64):
+    source u's links are ptr[u]..ptr[u+1]-1 (sources with only a self-link keep an empty range)."""
+    count = np.zeros(m + 1, dtype=np.int64)
+    for k in range(src.shape[0]):
+        count[src[k] + 1] += 1
+    for u in range(m):
+        count[u + 1] += count[u]
+    fill = count[:-1].copy()
+    order = np.empty(src.shape[0], dtype=np.int64)
+    for k in range(src.shape[0]):
+        order[fill[src[k]]] = k
+        fill[src[k]] += 1
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    out_dst = np.empty(src.shape[0], dtype=np.int64)
+    out_w = np.empty(src.shape[0])
+    n = 0
+    for u in range(m):
+        lo, hi = count[u], count[u + 1]
+        if hi - lo > 32:
+            part = order[lo:hi]
+            order[lo:hi] = part[np.argsort(dst[part], kind="mergesort")]
+        else:
+            for a in range(lo + 1, hi):  # insertion sort by target, stable (groups are small)
+                x = order[a]
+                b = a - 1
+                while b >= lo and dst[order[b]] > dst[x]:
+                    order[b + 1] = order[b]
+                    b -= 1
+                order[b + 1] = x
+        first = n
+        for j in range(lo, hi):
+            k = order[j]
+            t = dst[k]
+            if t == u:
+                continue
+            if n > first and out_dst[n - 1] == t:
+                out_w[n - 1] += weight[k]
+            else:
+                out_dst[n] = t
+                out_w[n] = weight[k]
+                n += 1
+        ptr[u + 1] = n
+    return ptr, out_dst[:n], out_w[:n]

@@ -210,18 +210,17 @@ class EdgeImporter:
         announce the pages stored and the hosts that got new pages."""
         ids = self.ids.finish()
         uniq, dense = np.unique(ids, return_inverse=True)  # page numbers in ID order
-        m = np.int64(len(uniq))
-        src = dense[np.concatenate(self.src or [np.zeros(0, np.int64)])]
-        dst = dense[np.concatenate(self.dst or [np.zeros(0, np.int64)])]
-        weight = np.concatenate(self.weight or [np.zeros(0)])
-        pages = uniq[np.unique(src)]  # every source line stored, even one whose only link was to itself
-        keep = src != dst
-        key, inverse = np.unique(src[keep] * m + dst[keep], return_inverse=True)  # sorted by source ID: hosts in order
-        w = np.bincount(inverse, weights=weight[keep]).astype(np.float32)
-        s, d = uniq[key // m], uniq[key % m]
-        edges = np.empty(len(s), dtype=EDGE)
+        ptr, d, w = _scan.merge_links(dense[np.concatenate(self.src or [np.zeros(0, np.int64)])],
+                                      dense[np.concatenate(self.dst or [np.zeros(0, np.int64)])],
+                                      np.concatenate(self.weight or [np.zeros(0)]), len(uniq))
+        stored = np.zeros(len(uniq), dtype=bool)  # every source line stored, even one whose only link was to itself
+        for part in self.src:
+            stored[dense[part]] = True
+        rows = np.flatnonzero(stored)
+        pages, lo, hi = uniq[rows], ptr[rows], ptr[rows + 1]
+        d = uniq[d]
+        edges = np.empty(len(d), dtype=EDGE)
         edges["host"], edges["local"], edges["weight"] = d >> 32, d & 0xFFFFFFFF, w
-        lo, hi = np.searchsorted(s, pages), np.searchsorted(s, pages, side="right")
         hosts = pages >> 32
         cuts = np.concatenate([[0], np.flatnonzero(np.diff(hosts)) + 1, [len(pages)]]).tolist()
         pipe, sent = self.store.client.pipeline(transaction=False), []
@@ -237,7 +236,7 @@ class EdgeImporter:
             done.result()
         if len(pages) or self.ids.grown:  # the pages stored, and the hosts that got new pages
             self.store.announce(pages >> 32, pages & 0xFFFFFFFF, self.ids.grown)
-        return ImportReport(len(s), len(pages), self.bad)
+        return ImportReport(len(d), len(pages), self.bad)
 
     def _write_host(self, pipe: Any, hid: int, lids: np.ndarray, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
         """Queue the ``WRITE_PAGES`` call of one host's source pages ``lids`` (edges[lo[i]:hi[i]] each)."""
