@@ -33,6 +33,9 @@ logger = logging.getLogger(__name__)
 RESTART_PAUSE = 1.0
 JOIN_TIMEOUT = 30.0
 FINAL_LEASE_WAIT = 60.0
+DUTY = 0.25
+"""Share of wall time the in-crawl ranker spends in epochs (``RankerService.duty``): the rest of
+the crawl process's GIL stays with the reactor; the final epoch after the crawl is not paced."""
 
 
 class RankerExtension:
@@ -64,7 +67,7 @@ class RankerExtension:
         if self.service is None:
             self.service = RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol,
                                          partitions=self.partitions, teleport_urls=self.teleport or None,
-                                         prefix=self.prefix)
+                                         prefix=self.prefix, duty=DUTY)
         return self.service
 
     def spider_opened(self, spider: Any) -> None:

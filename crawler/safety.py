@@ -9,7 +9,9 @@ never public. ``RANKCRAWL_ALLOW_PRIVATE = True`` switches the guard off (the dem
 A name that cannot be resolved fails closed: no request is sent, ``rankcrawl/safety/unresolved``
 counts it and a ``DNSLookupError`` goes to Scrapy's retry middleware like any DNS failure
 (``RANKCRAWL_SSRF_FAIL_OPEN = True`` leaves it to the downloader instead). Verdicts are cached
-per host for ``CACHE_TTL`` seconds (``CACHE_SIZE`` hosts); failed lookups are not cached.
+per host for ``CACHE_TTL`` seconds (``CACHE_SIZE`` hosts), failed lookups for ``NEGATIVE_TTL``
+seconds (as a caching resolver does), and the requests that wait for one host's verdict share one
+lookup: a crawl asks the resolver about once per host, not once per request.
 A crawl in which the guard refused every request and nothing was downloaded (e.g. behind a proxy
 with no local DNS) logs one error line naming the setting that allows it (``all_refused``);
 ``rankcrawl crawl`` then exits non-zero with that line.
@@ -31,6 +33,7 @@ from typing import Any
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 from twisted.internet.threads import deferToThread
 
@@ -42,6 +45,12 @@ logger = logging.getLogger(__name__)
 CACHE_SIZE = 4096
 CACHE_TTL = 300.0
 """Seconds a host's verdict is reused (a name may move to another address later)."""
+NEGATIVE_TTL = 20.0
+"""Seconds a failed lookup is remembered (nscd's default negative time-to-live for hosts)."""
+UNRESOLVED = None
+"""The cached verdict of a name that could not be resolved."""
+MISS = object()
+"""No cached verdict."""
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
@@ -115,7 +124,8 @@ class SafetyMiddleware:
     def __init__(self, crawler: Any, fail_open: bool = False) -> None:
         self.stats = crawler.stats
         self.fail_open = fail_open
-        self._verdicts: OrderedDict[str, tuple[bool, float]] = OrderedDict()
+        self._verdicts: OrderedDict[str, tuple[bool | None, float]] = OrderedDict()
+        self._waiting: dict[str, list[Deferred[list[str]]]] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> SafetyMiddleware:
@@ -137,39 +147,67 @@ class SafetyMiddleware:
         """The addresses of ``host``, resolved in a thread (OSError when it cannot be resolved)."""
         return await maybe_deferred_to_future(deferToThread(resolve, host))
 
+    async def shared_lookup(self, host: str) -> list[str]:
+        """``lookup(host)``, asked once for all the requests that wait for ``host`` at the same time."""
+        waiting = self._waiting.get(host)
+        if waiting is not None:
+            d: Deferred[list[str]] = Deferred()
+            waiting.append(d)
+            return await maybe_deferred_to_future(d)
+        self._waiting[host] = waiting = []
+        try:
+            addresses = await self.lookup(host)
+        except OSError as exc:
+            del self._waiting[host]
+            for d in waiting:
+                d.errback(exc)
+            raise
+        del self._waiting[host]
+        for d in waiting:
+            d.callback(addresses)
+        return addresses
+
     async def process_request(self, request: Request) -> None:
         host = host_of(request.url)
         if not host:
             return None
         verdict = self._cached(host)
-        if verdict is None:
+        if verdict is MISS:
             addresses = literal_addresses(host)
             if addresses is None:
                 try:
-                    addresses = await self.lookup(host)
+                    addresses = await self.shared_lookup(host)
                 except OSError as exc:
-                    if self.fail_open:
-                        return None
-                    self.stats.inc_value("rankcrawl/safety/unresolved")
-                    raise DNSLookupError(f"rankcrawl: {host} cannot be resolved ({exc}); not requested") from None
+                    self._remember(host, UNRESOLVED, NEGATIVE_TTL)
+                    return self._unresolved(host, str(exc))
             verdict = bool(addresses) and all(is_public(a) for a in addresses)
-            self._remember(host, verdict)
+            self._remember(host, verdict, CACHE_TTL)
+        if verdict is UNRESOLVED:
+            return self._unresolved(host, "lookup failed moments ago")
         if not verdict:
             self.stats.inc_value("rankcrawl/safety/refused")
             raise IgnoreRequest(f"rankcrawl: refused non-public address for {host}")
         return None
 
-    def _cached(self, host: str) -> bool | None:
+    def _unresolved(self, host: str, reason: str) -> None:
+        """Fail open (None: the downloader or its proxy resolves the name) or closed (DNSLookupError)."""
+        if self.fail_open:
+            return None
+        self.stats.inc_value("rankcrawl/safety/unresolved")
+        raise DNSLookupError(f"rankcrawl: {host} cannot be resolved ({reason}); not requested")
+
+    def _cached(self, host: str) -> bool | None | object:
+        """The host's verdict (``UNRESOLVED`` for a failed lookup), or ``MISS``."""
         entry = self._verdicts.get(host)
         if entry is None:
-            return None
+            return MISS
         if entry[1] < self.clock():
             del self._verdicts[host]
-            return None
+            return MISS
         return entry[0]
 
-    def _remember(self, host: str, verdict: bool) -> None:
-        self._verdicts[host] = (verdict, self.clock() + CACHE_TTL)
+    def _remember(self, host: str, verdict: bool | None, ttl: float) -> None:
+        self._verdicts[host] = (verdict, self.clock() + ttl)
         self._verdicts.move_to_end(host)
         if len(self._verdicts) > CACHE_SIZE:
             self._verdicts.popitem(last=False)

@@ -81,8 +81,11 @@ class RankerService:
         lease_ttl: float = 10.0,
         lease_wait: float = 0.0,
         top_k: int = TOP_K,
+        duty: float = 1.0,
     ) -> None:
         check_parameters(alpha, tol, 1)
+        if not 0 < duty <= 1:
+            raise ValueError("duty must be in (0, 1]")
         if not 0 < alpha:
             raise ValueError("alpha must be between 0 and 1")
         if partitions < 1:
@@ -96,6 +99,9 @@ class RankerService:
         self.teleport_urls = list(teleport_urls or [])
         self.progress = progress or Progress()
         self.lease_ttl, self.lease_wait = lease_ttl, lease_wait
+        self.duty = duty
+        """Share of wall time ``run`` may spend in epochs: after an epoch of t seconds it rests
+        t·(1/duty − 1) (a ranker inside a crawl process leaves the reactor its GIL)."""
         self.graph: LiveGraph | None = None
         self._offset: str | None = None
         self._final = True  # the last epoch this service published was a final one
@@ -269,6 +275,10 @@ class RankerService:
     def _final_now(self) -> bool:
         return self.interim_tol is None or self._quiet()
 
+    def _rest(self, report: SolveReport | None, stop: threading.Event, poll_interval: float) -> None:
+        """After an epoch: rest as ``duty`` asks; after none (lease held, empty graph): ``poll_interval``."""
+        stop.wait(poll_interval if report is None else report.seconds * (1 / self.duty - 1))
+
     def run(self, stop: threading.Event, poll_interval: float = 1.0) -> None:
         """Solve whenever changes arrive (debounced) until ``stop`` is set; while changes keep
         coming, epochs are interim (``interim_tol``), then a final one follows."""
@@ -281,13 +291,12 @@ class RankerService:
                     if not final and state is not None and state.offset == self.store.stream_head():
                         stop.wait(self.debounce)  # an interim epoch covers every change: wait for quiet
                         continue
-                    if self.solve_once(final=final) is None:
-                        stop.wait(poll_interval)
+                    self._rest(self.solve_once(final=final), stop, poll_interval)
                     continue
                 since = self._offset or "0-0"
                 last = self.store.changes_since(since, block_ms=max(1, int(poll_interval * 1000))).last
                 if last != since and not stop.wait(self.debounce):
-                    self.solve_once(final=self._final_now())
+                    self._rest(self.solve_once(final=self._final_now()), stop, poll_interval)
             except LeaseLost as exc:
                 self.progress.waiting(f"{exc}; retrying")
             except (redis.ConnectionError, redis.TimeoutError) as exc:

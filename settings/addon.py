@@ -48,7 +48,8 @@ CRAWLING = {  # politeness; FIFO among equal priorities (breadth-first)
 
 
 def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
-    """scrapy-redis's shared scheduler and dupefilter under rankcrawl's key prefix.
+    """scrapy-redis's shared frontier and dupefilter under rankcrawl's key prefix, written and read in
+    batches (``rankcrawl.crawler.shared_scheduler.BatchedScheduler``).
 
     Its ``PriorityQueue`` is a sorted set scored by ``-request.priority``, so rankcrawl's rank-aware
     priorities order the shared frontier. Entries are JSON (``rankcrawl.crawler.frontier``), never
@@ -56,7 +57,7 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
     (``{crawl}`` hash tag); the frontier is one hot key by design, the graph is the sharded part.
     """
     return {
-        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "SCHEDULER": "rankcrawl.crawler.shared_scheduler.BatchedScheduler",
         "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
         "SCHEDULER_PERSIST": True,
         "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SafePriorityQueue",

@@ -149,6 +149,25 @@ def test_run_loop_follows_changes_and_stops(any_client):
     assert not thread.is_alive()
 
 
+def test_run_loop_rests_by_its_duty(any_client):
+    """A ranker with duty d rests t·(1/d − 1) after an epoch of t seconds (so it uses a share d of the time)."""
+    GraphStore(any_client).put_pages(random_web(3))
+    service = RankerService(any_client, tol=1e-12, duty=0.25)
+    waits: list[float | None] = []
+
+    class Recorder(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            waits.append(timeout)
+            return False
+
+    report = service.solve_once()
+    service._rest(report, Recorder(), 0.1)
+    service._rest(None, Recorder(), 0.1)  # no epoch (lease held elsewhere): poll again
+    assert report is not None and waits == [pytest.approx(3 * report.seconds), 0.1]
+    with pytest.raises(ValueError, match="duty"):
+        RankerService(any_client, duty=0.0)
+
+
 def big_web(client, hosts: int = 8, pages: int = 600, out: int = 5, seed: int = 5) -> None:
     """A larger graph written straight through the store's public API."""
     rng = np.random.default_rng(seed)

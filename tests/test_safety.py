@@ -10,7 +10,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import DNSLookupError
 
-from rankcrawl.crawler.safety import CACHE_TTL, SafetyMiddleware, is_public, literal_addresses, resolve
+from rankcrawl.crawler.safety import CACHE_TTL, NEGATIVE_TTL, SafetyMiddleware, is_public, literal_addresses, resolve
 
 
 @pytest.mark.parametrize("address", [
@@ -98,13 +98,60 @@ def test_unresolvable_names_fail_closed_and_go_to_the_retry_middleware() -> None
     retry = RetryMiddleware.from_crawler(crawler).process_exception(Request("http://no-such-host.invalid/"), refused.value)
     assert isinstance(retry, Request) and retry.meta["retry_times"] == 1  # retried like any DNS failure
     mw.lookup = resolves_to("8.8.8.8")
-    run(mw, "http://no-such-host.invalid/")  # a failed lookup is not cached: the next one is asked again
+    with pytest.raises(DNSLookupError, match="cannot be resolved"):
+        run(mw, "http://no-such-host.invalid/")  # a failed lookup is remembered for NEGATIVE_TTL seconds
+    assert stats.get_value("rankcrawl/safety/unresolved") == 2 and not mw.lookup.calls
+    now = mw.clock() + NEGATIVE_TTL + 1
+    mw.clock = lambda: now
+    run(mw, "http://no-such-host.invalid/")  # then the resolver is asked again
+    assert mw.lookup.calls == ["no-such-host.invalid"]
 
 
 def test_fail_open_setting_leaves_unresolvable_names_to_the_downloader() -> None:
     mw, stats = middleware(unresolvable, RANKCRAWL_SSRF_FAIL_OPEN=True)
     run(mw, "http://no-such-host.invalid/")
-    assert not stats.get_value("rankcrawl/safety/unresolved")
+    mw.lookup = resolves_to("8.8.8.8")
+    run(mw, "http://no-such-host.invalid/x")  # the failure is remembered: no lookup per request
+    assert not stats.get_value("rankcrawl/safety/unresolved") and not mw.lookup.calls
+
+
+@pytest.mark.parametrize("answer", [["8.8.8.8"], ["127.0.0.1"], None])
+def test_requests_waiting_for_one_host_share_one_lookup(answer: list[str] | None) -> None:
+    import asyncio
+
+    from twisted.internet import reactor
+
+    from rankcrawl.crawler.safety import MISS
+
+    loop = reactor._asyncioEventloop  # the installed asyncio reactor's loop, which the middleware awaits on
+    pending = loop.create_future()
+    calls = []
+
+    async def slow_lookup(host: str) -> list[str]:
+        calls.append(host)
+        return await pending
+
+    mw, stats = middleware(slow_lookup)
+
+    async def crawl_three() -> list[BaseException | None]:
+        tasks = [asyncio.ensure_future(mw.process_request(Request(f"http://a.example/{i}"))) for i in range(3)]
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert calls == ["a.example"] and not any(t.done() for t in tasks) and mw._cached("a.example") is MISS
+        if answer is None:
+            pending.set_exception(socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
+        else:
+            pending.set_result(answer)
+        return await asyncio.gather(*tasks, return_exceptions=True)
+
+    outcomes = loop.run_until_complete(crawl_three())
+    assert calls == ["a.example"]
+    if answer == ["8.8.8.8"]:
+        assert outcomes == [None, None, None]
+    else:
+        expected = IgnoreRequest if answer else DNSLookupError
+        assert all(isinstance(o, expected) for o in outcomes)
+        assert stats.get_value("rankcrawl/safety/refused" if answer else "rankcrawl/safety/unresolved") == 3
 
 
 def resolves_to(*addresses: str):

@@ -115,7 +115,7 @@ def test_distributed_mode_uses_the_shared_redis_frontier(redis_url: str) -> None
     crawler = get_crawler(FocusedSpider, {**ADDON, "RANKCRAWL_DISTRIBUTED": "True", "RANKCRAWL_KEY_PREFIX": "x:",
                                           "RANKCRAWL_REDIS_URL": redis_url})
     cs = crawler.settings
-    assert cs.get("SCHEDULER") == "scrapy_redis.scheduler.Scheduler"
+    assert cs.get("SCHEDULER") == "rankcrawl.crawler.shared_scheduler.BatchedScheduler"
     assert cs.get("DUPEFILTER_CLASS") == "scrapy_redis.dupefilter.RFPDupeFilter"
     assert cs.get("REDIS_URL") == redis_url
     assert cs.get("SCHEDULER_QUEUE_KEY").startswith("x:{crawl}:")

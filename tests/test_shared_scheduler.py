@@ -1,0 +1,111 @@
+"""The batched shared scheduler against a real Valkey: same frontier and dupefilter, fewer round trips."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+import scrapy
+from scrapy.utils.test import get_crawler
+
+pytest.importorskip("scrapy_redis")
+
+from rankcrawl.crawler import shared_scheduler  # noqa: E402
+from rankcrawl.crawler.shared_scheduler import BatchedScheduler  # noqa: E402
+from rankcrawl.settings.addon import distributed_settings  # noqa: E402
+
+PREFIX = "t:"
+
+
+class Spider(scrapy.Spider):
+    name = "sched"
+
+    def parse(self, response: Any) -> None:
+        """The default callback."""
+
+
+def scheduler(redis_url: str) -> BatchedScheduler:
+    crawler = get_crawler(Spider, settings_dict=distributed_settings(redis_url, PREFIX))
+    crawler.stats.open_spider()
+    spider = Spider.from_crawler(crawler)
+    crawler.spider = spider
+    s = BatchedScheduler.from_crawler(crawler)
+    s.open(spider)
+    return s
+
+
+def count_round_trips(s: BatchedScheduler, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The commands the scheduler's client sends (each one round trip)."""
+    sent: list[str] = []
+    execute = s.server.execute_command
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        sent.append(str(args[0]).upper())
+        return execute(*args, **kwargs)
+
+    monkeypatch.setattr(s.server, "execute_command", counted)
+    return sent
+
+
+def drain(s: BatchedScheduler) -> list[str]:
+    urls = []
+    while (request := s.next_request()) is not None:
+        urls.append(request.url)
+    return urls
+
+
+def test_batch_is_one_round_trip_deduplicated_in_priority_order(redis_url: str, r: redis.Redis,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    s = scheduler(redis_url)
+    sent = count_round_trips(s, monkeypatch)
+    accepted = [s.enqueue_request(scrapy.Request(f"http://a.test/{i % 50}", priority=i % 50)) for i in range(100)]
+    assert accepted == [True] * 50 + [False] * 50  # repeats inside one batch are refused at once
+    assert s.enqueue_request(scrapy.Request("http://a.test/7", dont_filter=True))
+    assert r.zcard(s.queue.key) == 0  # buffered: nothing sent yet
+    first = s.next_request()
+    assert sent == ["EVALSHA", "ZPOPMIN"]  # 101 requests written and 8 taken in two round trips
+    assert first is not None and first.url == "http://a.test/49"
+    rest = drain(s)
+    assert rest[:2] == ["http://a.test/48", "http://a.test/47"]
+    assert sorted([first.url, *rest]) == sorted([f"http://a.test/{i}" for i in range(50)] + ["http://a.test/7"])
+    assert r.scard(s.df.key) == 50
+    assert s.stats.get_value("scheduler/enqueued/redis") == 51 and s.stats.get_value("scheduler/dequeued/redis") == 51
+
+
+def test_two_processes_queue_a_shared_link_once(redis_url: str, r: redis.Redis) -> None:
+    one, two = scheduler(redis_url), scheduler(redis_url)
+    for s in (one, two):
+        for url in ("http://a.test/x", "http://a.test/y"):
+            s.enqueue_request(scrapy.Request(url))
+        s.flush_outbox()
+    assert r.zcard(one.queue.key) == 2
+    assert two.stats.get_value("rankcrawl/frontier/duplicates") == 2
+    assert sorted(drain(one) + drain(two)) == ["http://a.test/x", "http://a.test/y"]
+
+
+def test_close_writes_the_buffer_and_returns_taken_requests(redis_url: str, r: redis.Redis) -> None:
+    s = scheduler(redis_url)
+    for i in range(shared_scheduler.POP_SIZE + 3):
+        s.enqueue_request(scrapy.Request(f"http://a.test/{i}", priority=-i))
+    assert s.next_request().url == "http://a.test/0"
+    assert len(s.inbox) == shared_scheduler.POP_SIZE - 1 and r.zcard(s.queue.key) == 3
+    s.enqueue_request(scrapy.Request("http://a.test/late", priority=-100))
+    s.close("shutdown")
+    assert r.zcard(s.queue.key) == shared_scheduler.POP_SIZE - 1 + 3 + 1  # nothing taken is lost
+    again = scheduler(redis_url)
+    assert again.next_request().url == "http://a.test/1"  # the best returned request comes first again
+
+
+def test_bad_entries_are_skipped_and_counted(redis_url: str, r: redis.Redis) -> None:
+    s = scheduler(redis_url)
+    r.zadd(s.queue.key, {b"\x80\x04not json": -100, b'{"url": 5}': -99})
+    s.enqueue_request(scrapy.Request("http://a.test/ok"))
+    assert drain(s) == ["http://a.test/ok"]
+    assert s.stats.get_value("rankcrawl/frontier/skipped") == 2
+
+
+def test_unstorable_request_is_refused_not_buffered(redis_url: str) -> None:
+    s = scheduler(redis_url)
+    assert not s.enqueue_request(scrapy.Request("http://a.test/", meta={"obj": object()}))
+    assert s.stats.get_value("rankcrawl/frontier/unstorable") == 1 and not s.outbox
