@@ -157,7 +157,7 @@ class SafetyMiddleware:
         self._waiting[host] = waiting = []
         try:
             addresses = await self.lookup(host)
-        except OSError as exc:
+        except BaseException as exc:  # every waiter gets the outcome, even a cancellation: none waits forever
             del self._waiting[host]
             for d in waiting:
                 d.errback(exc)

@@ -23,7 +23,7 @@ from rankcrawl.ranker import _delta, _push
 from rankcrawl.ranker.hostindex import HostIndex
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges
-from rankcrawl.ranker.store.hostedges import assemble_packed, pack
+from rankcrawl.ranker.store.hostedges import Packed, assemble_packed, layout, pack
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
@@ -44,6 +44,7 @@ def warm_up(alpha: float) -> None:
     edges = HostEdges(2, np.array([0, 1], np.uint32), np.zeros(2, np.uint32), np.array([1, 0], np.uint32),
                       np.ones(2, np.float32))
     graph = LiveGraph.build({0: edges}, alpha)
+    LiveGraph.from_packed(pack({0: edges}), alpha)
     graph.push(1e-3, 10)
     graph.reset_residual()
 
@@ -269,17 +270,32 @@ class LiveGraph:
     def from_graph(cls, graph: HostGraph, alias_from: np.ndarray, alias_to: np.ndarray, alpha: float,
                    bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
         """``build`` from ``assemble_packed`` already done (the graph, its redirects as page numbers)."""
-        links = OutLinks.from_graph(graph)
+        return cls._from_links(OutLinks.from_graph(graph), graph.host_ids, graph.host_offsets, graph.excluded,
+                               alias_from, alias_to, alpha, bias)
+
+    @classmethod
+    def from_packed(cls, p: Packed, alpha: float, bias: Iterable[tuple[int, int]] | None = None) -> LiveGraph:
+        """``build`` of loaded hosts (``GraphStore.load_packed``): straight to the CSR when no page is
+        gone or redirects, else through ``assemble_packed``."""
+        if len(p.gone) or len(p.alias_local):
+            return cls.from_graph(*assemble_packed(p), alpha, bias)
+        host_ids, pos, offsets = layout(p)
+        none = np.zeros(0, np.int64)
+        return cls._from_links(OutLinks.from_packed(p, pos, offsets), host_ids, offsets, None, none, none, alpha, bias)
+
+    @classmethod
+    def _from_links(cls, links: OutLinks, host_ids: np.ndarray, offsets: np.ndarray, excluded: np.ndarray | None,
+                    alias_from: np.ndarray, alias_to: np.ndarray, alpha: float,
+                    bias: Iterable[tuple[int, int]] | None) -> LiveGraph:
         g = cls(alpha, bias)
-        g.n, g.end = graph.n_pages, len(links.dst)
+        g.n, g.end = int(offsets[-1]), len(links.dst)
         g.start, g.count, g.inv_out = links.start, links.count, links.inv_out
         g.dst, g.weight, g.seg_of = links.dst, links.weight, links.seg_of
-        g.excluded = graph.excluded if graph.excluded is not None else np.zeros(g.n, np.bool_)
+        g.excluded = excluded if excluded is not None else np.zeros(g.n, np.bool_)
         g.y = np.zeros(g.n)
-        offsets = graph.host_offsets
-        g.base = np.full(int(graph.host_ids.max()) + 1 if graph.n_hosts else 0, -1, dtype=np.int64)
-        g.base[graph.host_ids] = offsets[:-1]
-        for k, hid in enumerate(graph.host_ids.tolist()):
+        g.base = np.full(int(host_ids.max()) + 1 if len(host_ids) else 0, -1, dtype=np.int64)
+        g.base[host_ids] = offsets[:-1]
+        for k, hid in enumerate(host_ids.tolist()):
             g.segments.append((hid, int(offsets[k]), int(offsets[k + 1]), 0))
             g.index.set_range(hid, int(offsets[k]), int(offsets[k + 1] - offsets[k]))
         g.alias = dict(zip(alias_from.tolist(), alias_to.tolist()))

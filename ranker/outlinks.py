@@ -12,8 +12,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from rankcrawl.ranker import _push
+from rankcrawl.ranker import _csr, _push
 from rankcrawl.ranker.inlink_csr import scatter_by_key
+from rankcrawl.ranker.store.hostedges import Packed
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 INDEX_LIMIT = np.iinfo(np.int32).max
@@ -68,6 +69,21 @@ class OutLinks:
         offsets = np.asarray(graph.host_offsets, dtype=np.int64)
         return cls(indptr[:-1].copy(), counts.astype(np.int32), dst, w, inv_out, offsets[:-1].copy(),
                    offsets[1:].copy(), graph.host_of_page.astype(np.int32))
+
+    @classmethod
+    def from_packed(cls, p: Packed, pos: np.ndarray, offsets: np.ndarray) -> OutLinks:
+        """``from_graph`` of ``assemble_packed(p)`` when no page is gone or redirects (hosts placed by
+        ``layout``: HostID positions ``pos``, ``offsets``), built in two compiled passes."""
+        n = int(offsets[-1])
+        if n > INDEX_LIMIT:
+            raise ValueError(f"the solver handles at most {INDEX_LIMIT} pages")
+        dst_base = np.where(pos >= 0, offsets[np.maximum(pos, 0)], 0)
+        edge_ptr = np.concatenate([[0], np.cumsum(p.n_edges)]).astype(np.int64)
+        start, count, dst, w, inv_out = _csr.packed_csr(n, offsets[pos[p.host_ids]], edge_ptr, p.src_local, dst_base,
+                                                        p.dst_host, p.dst_local, p.weight)
+        sizes = np.diff(offsets)
+        return cls(start, count, dst, w, inv_out, offsets[:-1].copy(), offsets[1:].copy(),
+                   np.repeat(np.arange(len(sizes), dtype=np.int32), sizes))
 
     def residual(self, v: np.ndarray, alpha: float, y: np.ndarray, res: np.ndarray) -> None:
         """res = v + alpha·Pᵀy − y (exact, one pass)."""

@@ -122,10 +122,14 @@ class RankerService:
     def _load(self) -> int:
         """Cold: every host, seeded with the published epoch's scores (residual recomputed exactly)."""
         packed = self.store.load_packed(self.store.all_host_ids(), meanwhile=lambda: warm_up(self.alpha))
-        assembled, alias_from, alias_to = assemble_packed(packed)
-        graph = LiveGraph.from_graph(assembled, alias_from, alias_to, self.alpha, self._bias())
         state = current(self.store)
         vectors = load_vectors(self.store, state.epoch) if state else None
+        if vectors or self.partitions == 1:
+            graph = LiveGraph.from_packed(packed, self.alpha, self._bias())
+        else:
+            assembled, alias_from, alias_to = assemble_packed(packed)
+            graph = LiveGraph.from_graph(assembled, alias_from, alias_to, self.alpha, self._bias())
+        del packed
         if not vectors and self.partitions > 1 and graph.n:  # cold: parallel Gauss–Seidel, then push certifies
             cold = solve(assembled, self.alpha, self.tol, v=graph.teleport(), partitions=self.partitions)
             graph.seed(cold.r)

@@ -106,6 +106,11 @@ class Keys:
         """hash: LocalID → packed out-edges (uint32 HostID, uint32 LocalID, float32 weight)*."""
         return f"{self.prefix}{{h{hid}}}:out"
 
+    def outpack(self, hid: int) -> str:
+        """string: the ``out`` hash as one value for cold loads — uint32 n, n (uint32 LocalID, uint32 byte
+        count), then those pages' packed edges; dropped by every write to ``out``, rebuilt from it."""
+        return f"{self.prefix}{{h{hid}}}:outpack"
+
     def gone(self, hid: int) -> str:
         """set: LocalIDs of pages that answered 4xx/5xx: they leave the graph (no rank, no in-links)."""
         return f"{self.prefix}{{h{hid}}}:gone"

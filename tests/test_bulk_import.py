@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 
-from rankcrawl.ranker.store.bulk import import_edges, split_many, split_normal
+from rankcrawl.ranker.store.bulk import import_edges, split_normal
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.ranker.store.records import host_and_path
 
@@ -22,8 +22,6 @@ def test_fast_split_agrees_with_normalisation() -> None:
             "mailto:x@y", "http://a.org/x?q=a%20b", "http://sub.domain.example.com/path/to/page.html"]
     for url in urls:
         assert split_normal(url) == host_and_path(url), url
-    batch = [*urls, "", "http://a.org/x\r", "http://a.org/x\nhttp://b.org/"]
-    assert split_many(batch) == [split_normal(u) for u in batch]
 
 
 def test_import_equals_put_pages_and_merges_duplicates(r) -> None:

@@ -28,16 +28,17 @@ from rankcrawl.ranker.store.hostedges import (
     HostEdges,
     Packed,
     assemble,
-    unpack_hashes,
     unpack_host,
     unpack_packed,
 )
 from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.ranker.store.outpack import HOST_SETS, PACK_HOST, decode, script, write_out
 from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 
 ARGS_PER_CALL = 3000
 HOST_CHUNK = 256
+LOAD_CHUNK = 2048  # hosts per pipelined round of a cold load: few round trips even on a busy machine
 
 ASSIGN_IDS = """
 local n = redis.call('HLEN', KEYS[1])
@@ -208,13 +209,16 @@ class GraphStore(ChangeStream):
         stored = np.array([i for i in page_ids if i is not None], dtype=np.uint32).reshape(-1, 2)
         grown = set(self.grown_hosts)
 
+        out: dict[int, tuple[list[int], list[bytes]]] = defaultdict(lambda: ([], []))
+        for hid, lid, packed, *_ in writes:
+            out[hid][0].append(lid)
+            out[hid][1].append(packed)
+
         def run() -> None:
             pipe = self.client.pipeline(transaction=False)
-            for hid, lid, packed, meta, gone, fetched in writes:
-                if packed:
-                    pipe.hset(self.keys.out(hid), lid, packed)
-                else:
-                    pipe.hdel(self.keys.out(hid), lid)
+            for hid, (lids, values) in out.items():  # out-edges and the host's pack: one atomic call per host
+                write_out(pipe, self.keys, hid, lids, values)
+            for hid, lid, _, meta, gone, fetched in writes:
                 if gone:
                     pipe.sadd(self.keys.gone(hid), lid)
                 elif fetched:  # answered again: a page of the graph, not gone, not an alias
@@ -246,7 +250,7 @@ class GraphStore(ChangeStream):
 
         def run() -> None:
             pipe = self.client.pipeline(transaction=False)
-            pipe.hdel(self.keys.out(hid), lid)
+            write_out(pipe, self.keys, hid, [lid], [b""])
             pipe.srem(self.keys.gone(hid), lid)
             pipe.hset(self.keys.alias(hid), lid, packed)
             pipe.hset(self.keys.meta(hid), lid, record)
@@ -291,25 +295,35 @@ class GraphStore(ChangeStream):
         return dict(zip(hids, map(unpack_packed, (r for part in self._host_replies(hids, chunk) for r in part))))
 
     def load_packed(self, host_ids: Iterable[int], meanwhile: Callable[[], Any] | None = None) -> Packed:
-        """``load_hosts`` as one ``hostedges.Packed``, read with plain commands (HLEN, HGETALL,
-        SMEMBERS: cheap for the server, unlike a script walking every page) and unpacked once for
-        all hosts. A helper thread reads while this one runs ``meanwhile``; its errors are raised here."""
+        """``load_hosts`` as one ``hostedges.Packed``: per host a GET of its ``outpack`` (rebuilt by
+        ``PACK_HOST`` where a write dropped it) and one ``HOST_SETS`` call, pipelined in large rounds
+        and decoded once for all hosts. A helper thread reads while this one runs ``meanwhile``; its errors are raised here."""
         hids = list(host_ids)
+        packs: list[bytes] = []
         replies: list[Any] = []
         failed: list[BaseException] = []
 
         def fetch() -> None:
             try:
-                k = self.keys
-                for i in range(0, len(hids), HOST_CHUNK):
+                k, sets = self.keys, script(self.client, HOST_SETS)
+                for i in range(0, len(hids), LOAD_CHUNK):
+                    part = hids[i : i + LOAD_CHUNK]
                     pipe = self.client.pipeline(transaction=False)
-                    for hid in hids[i : i + HOST_CHUNK]:
-                        pipe.hlen(k.paths(hid))
-                        pipe.hgetall(k.out(hid))
-                        pipe.smembers(k.gone(hid))
-                        pipe.hgetall(k.alias(hid))
+                    for hid in part:
+                        pipe.get(k.outpack(hid))
+                        pipe.execute_command(*sets, 3, k.paths(hid), k.gone(hid), k.alias(hid))
                     got = pipe.execute()
-                    replies.extend(zip(got[0::4], got[1::4], got[2::4], got[3::4]))
+                    blobs = got[0::2]
+                    missing = [j for j, b in enumerate(blobs) if b is None]
+                    if missing:  # a write dropped the pack: rebuilt (and kept) by the server
+                        call = script(self.client, PACK_HOST)
+                        pipe = self.client.pipeline(transaction=False)
+                        for j in missing:
+                            pipe.execute_command(*call, 2, k.out(part[j]), k.outpack(part[j]))
+                        for j, blob in zip(missing, pipe.execute()):
+                            blobs[j] = blob
+                    packs.extend(blobs)
+                    replies.extend(got[1::2])
             except BaseException as exc:  # re-raised in the caller's thread
                 failed.append(exc)
 
@@ -322,7 +336,7 @@ class GraphStore(ChangeStream):
             reader.join()
         if failed:
             raise failed[0]
-        return unpack_hashes(hids, replies)
+        return decode(hids, packs, replies)
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
         """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``

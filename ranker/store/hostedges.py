@@ -132,38 +132,6 @@ class Packed:
     alias_target: np.ndarray  # PAIR
 
 
-def _ints(raw: list[bytes]) -> np.ndarray:
-    """Decimal LocalIDs (bytes) as uint32, parsed by numpy in one call."""
-    return np.array(raw, dtype=bytes).astype(np.uint32) if raw else np.zeros(0, np.uint32)
-
-
-def unpack_hashes(host_ids: list[int], replies: list[tuple[int, dict, Iterable[bytes], dict]]) -> Packed:
-    """Whole hosts from plain reads — per host its page count, ``out`` hash, ``gone`` set and
-    ``alias`` hash — unpacked at once: each kind of value joined and read with one ``np.frombuffer``."""
-    lids: list[bytes] = []
-    values: list[bytes] = []
-    gone: list[bytes] = []
-    alias_from: list[bytes] = []
-    alias_to: list[bytes] = []
-    n_pages, n_heads, n_gone, n_alias = (np.zeros(len(replies), np.int64) for _ in range(4))
-    for k, (pages, out, gone_set, alias) in enumerate(replies):
-        n_pages[k], n_heads[k] = pages, len(out)
-        lids += out
-        values += out.values()
-        before = len(gone)
-        gone += gone_set
-        n_gone[k], n_alias[k] = len(gone) - before, len(alias)
-        alias_from += alias
-        alias_to += alias.values()
-    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values)) // EDGE.itemsize
-    cum = np.concatenate([[0], np.cumsum(counts)])
-    head_cuts = np.concatenate([[0], np.cumsum(n_heads)])
-    edges = np.frombuffer(b"".join(values), dtype=EDGE)
-    return Packed(np.asarray(host_ids, dtype=np.uint32), n_pages, cum[head_cuts[1:]] - cum[head_cuts[:-1]],
-                  np.repeat(_ints(lids), counts), edges["host"], edges["local"], edges["weight"], n_gone, _ints(gone),
-                  n_alias, _ints(alias_from), np.frombuffer(b"".join(alias_to), dtype=PAIR))
-
-
 def pack(hosts: dict[int, HostEdges]) -> Packed:
     """``hosts`` concatenated."""
     parts = list(hosts.values())
@@ -180,11 +148,10 @@ def pack(hosts: dict[int, HostEdges]) -> Packed:
                   cat("alias_local", np.uint32), cat("alias_target", PAIR))
 
 
-def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
-    """The ``HostGraph`` of all hosts (sorted by HostID) under the graph conventions (SPEC §2.7):
-    edges into a redirecting page go to its target, edges into gone pages and self-links are
-    dropped, gone and redirecting pages are ``excluded``. Edge targets extend page counts.
-    Also the redirects as page numbers (from, to), before their chains are followed."""
+def layout(p: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Host order and page numbering of ``assemble_packed``: the HostIDs present (sorted: the loaded
+    hosts, edge and redirect targets), each HostID's position among them (-1: absent) and the
+    host offsets; a host's page count is its stored one, extended by targets numbered after it."""
     targets = p.alias_target
     top = max([int(a.max()) for a in (p.host_ids, p.dst_host, targets["host"]) if len(a)], default=-1)
     seen = np.zeros(top + 1, dtype=bool)
@@ -194,21 +161,27 @@ def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
     pos = np.full(top + 1, -1, dtype=np.int64)
     pos[host_ids] = np.arange(len(host_ids))
     sizes = np.zeros(len(host_ids), dtype=np.int64)
-    known = pos[p.host_ids]
-    sizes[known] = p.n_pages
-    dst_pos, dst_local = pos[p.dst_host], p.dst_local.astype(np.int64)
-    alias_pos, alias_local = pos[targets["host"]], targets["local"].astype(np.int64)
-    for at, lid in ((dst_pos, dst_local), (alias_pos, alias_local)):
-        over = lid >= sizes[at]  # pages numbered after their host's count was read
+    sizes[pos[p.host_ids]] = p.n_pages
+    for hosts, lids in ((p.dst_host, p.dst_local), (targets["host"], targets["local"])):
+        at = pos[hosts]
+        over = lids >= sizes[at]  # pages numbered after their host's count was read
         if over.any():
-            np.maximum.at(sizes, at[over], lid[over] + 1)
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    base = offsets[known]
+            np.maximum.at(sizes, at[over], lids[over].astype(np.int64) + 1)
+    return host_ids, pos, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
+    """The ``HostGraph`` of all hosts (sorted by HostID) under the graph conventions (SPEC §2.7):
+    edges into a redirecting page go to its target, edges into gone pages and self-links are
+    dropped, gone and redirecting pages are ``excluded``. Edge targets extend page counts.
+    Also the redirects as page numbers (from, to), before their chains are followed."""
+    host_ids, pos, offsets = layout(p)
+    base = offsets[pos[p.host_ids]]
     src = np.repeat(base, p.n_edges) + p.src_local
-    dst = offsets[dst_pos] + dst_local
+    dst = offsets[pos[p.dst_host]] + p.dst_local.astype(np.int64)
     gone = np.repeat(base, p.n_gone) + p.gone
     alias_from = np.repeat(base, p.n_alias) + p.alias_local
-    alias_to = offsets[alias_pos] + alias_local
+    alias_to = offsets[pos[p.alias_target["host"]]] + p.alias_target["local"].astype(np.int64)
     graph = HostGraph.with_conventions(host_ids, offsets, src, dst, np.asarray(p.weight, dtype=np.float32), gone,
                                        alias_from, alias_to)
     return graph, alias_from, alias_to

@@ -1,0 +1,113 @@
+"""A host's out-edges as one packed string, for cold loads (``Keys.outpack``).
+
+The ``out`` hash holds one field per source page, which costs a round of parsing per page on
+both sides when a whole host is read. Beside it, ``rc:{h<id>}:outpack`` holds the same edges as
+one value: uint32 n, then n HEAD records (LocalID, byte count), then the packed edges in that
+order. Every write to ``out`` goes through ``WRITE_OUT`` (or the bulk importer's script), which
+deletes the pack in the same atomic step, so a pack that exists equals its ``out`` hash;
+``PACK_HOST`` rebuilds one atomically. A cold load reads a host with a GET of its pack and one
+``HOST_SETS`` call (page count, gone set and redirects packed), and decodes all hosts at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rankcrawl.ranker.store.hostedges import EDGE, HEAD, PAIR, Packed
+from rankcrawl.settings.keys import Keys
+
+PAGES_PER_CALL = 2000
+
+WRITE_OUT = """
+local head, data, pos = ARGV[1], ARGV[2], 1
+local set, empty = {}, {}
+for i = 1, #head, 8 do
+  local lid, nbytes = struct.unpack('<I4I4', head, i)
+  if nbytes > 0 then
+    set[#set + 1] = lid
+    set[#set + 1] = string.sub(data, pos, pos + nbytes - 1)
+    pos = pos + nbytes
+  else
+    empty[#empty + 1] = lid
+  end
+end
+if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+if #empty > 0 then redis.call('HDEL', KEYS[1], unpack(empty)) end
+redis.call('DEL', KEYS[2])
+"""
+"""KEYS: a host's ``out`` hash and ``outpack``. ARGV: HEAD records (LocalID, byte count) of up to a
+few thousand pages and their packed edges back to back. Sets each page's edges (none: deletes
+them) and drops the pack, atomically."""
+
+PACK = """
+local t = redis.call('HGETALL', KEYS[1])
+local head, data = {}, {}
+for i = 1, #t, 2 do
+  head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
+  data[#data + 1] = t[i + 1]
+end
+redis.call('SET', pack_key, struct.pack('<I4', #head) .. table.concat(head) .. table.concat(data))
+"""
+"""Lua: the pack of ``out`` (KEYS[1]) stored in the key ``pack_key``."""
+
+PACK_HOST = "local pack_key = KEYS[2]\n" + PACK + "return redis.call('GET', pack_key)\n"
+"""KEYS: a host's ``out`` hash and ``outpack``. Rebuilds the pack from the hash and returns it (one
+atomic step, so no write can fall between reading and storing)."""
+
+HOST_SETS = """
+local gone = {}
+for i, lid in ipairs(redis.call('SMEMBERS', KEYS[2])) do gone[i] = struct.pack('<I4', tonumber(lid)) end
+local a = redis.call('HGETALL', KEYS[3])
+local alias_from, alias_to = {}, {}
+for i = 1, #a, 2 do
+  alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(a[i]))
+  alias_to[#alias_to + 1] = a[i + 1]
+end
+return {redis.call('HLEN', KEYS[1]), table.concat(gone), table.concat(alias_from), table.concat(alias_to)}
+"""
+"""KEYS: a host's ``paths``, ``gone`` and ``alias``. Its page count, gone LocalIDs (uint32),
+redirecting LocalIDs (uint32) and their PAIR targets, in one reply."""
+
+
+def write_out(pipe: Any, keys: Keys, hid: int, lids: list[int], values: list[bytes]) -> None:
+    """Queue ``WRITE_OUT`` calls setting the out-edges of pages ``lids`` of host ``hid`` to the packed
+    ``values`` (b"": none), ``PAGES_PER_CALL`` pages a call."""
+    for i in range(0, len(lids), PAGES_PER_CALL):
+        part = values[i : i + PAGES_PER_CALL]
+        head = np.empty(len(part), dtype=HEAD)
+        head["local"], head["nbytes"] = lids[i : i + PAGES_PER_CALL], list(map(len, part))
+        pipe.execute_command("EVAL", WRITE_OUT, 2, keys.out(hid), keys.outpack(hid), head.tobytes(), b"".join(part))
+
+
+def script(client: Any, source: str) -> tuple[Any, ...]:
+    """("EVALSHA", sha) on one server; ("EVAL", source) on a cluster (its pipelines refuse EVALSHA)."""
+    if getattr(client, "nodes_manager", None) is not None:
+        return ("EVAL", source)
+    return ("EVALSHA", client.script_load(source))
+
+
+def decode(host_ids: list[int], packs: list[bytes], sets: list[list[Any]]) -> Packed:
+    """Many hosts at once (in the order of ``host_ids``): their packs and ``HOST_SETS`` replies,
+    each kind of buffer joined and read with one ``np.frombuffer``."""
+    heads, edges = [], []
+    for blob in packs:
+        view = memoryview(blob)
+        split = 4 + HEAD.itemsize * int.from_bytes(view[:4], "little")
+        heads.append(view[4:split])
+        edges.append(view[split:])
+    edge_len = np.fromiter(map(len, edges), dtype=np.int64, count=len(edges))
+    head = np.frombuffer(b"".join(heads), dtype=HEAD)
+    edge = np.frombuffer(b"".join(edges), dtype=EDGE)
+
+    def column(j: int) -> tuple[bytes, np.ndarray]:
+        parts = [r[j] for r in sets]
+        return b"".join(parts), np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+
+    (gone, gone_len), (alias_from, alias_len), (alias_to, _) = map(column, range(1, 4))
+    return Packed(np.asarray(host_ids, dtype=np.uint32),
+                  np.fromiter((int(r[0]) for r in sets), dtype=np.int64, count=len(sets)),
+                  edge_len // EDGE.itemsize, np.repeat(head["local"], head["nbytes"] // EDGE.itemsize),
+                  edge["host"], edge["local"], edge["weight"], gone_len // 4, np.frombuffer(gone, "<u4"),
+                  alias_len // 4, np.frombuffer(alias_from, "<u4"), np.frombuffer(alias_to, PAIR))
