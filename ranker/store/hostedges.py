@@ -35,6 +35,19 @@ class HostEdges:
 HEAD = np.dtype([("local", "<u4"), ("nbytes", "<u4")])
 """Header of a packed host (``OUT_PACKED``): per stored page, its LocalID and its edges' byte count."""
 
+GONE_AND_ALIASES = """
+local gone = {}
+for i, lid in ipairs(redis.call('SMEMBERS', gone_key)) do gone[i] = struct.pack('<I4', tonumber(lid)) end
+local a = redis.call('HGETALL', alias_key)
+local alias_from, alias_to = {}, {}
+for i = 1, #a, 2 do
+  alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(a[i]))
+  alias_to[#alias_to + 1] = a[i + 1]
+end
+"""
+"""Lua fragment: a host's gone LocalIDs (``gone``, uint32s), redirecting LocalIDs (``alias_from``,
+uint32s) and their targets (``alias_to``, as stored) from the keys ``gone_key`` and ``alias_key``."""
+
 HOST_PACKED = """
 local t = redis.call('HGETALL', KEYS[2])
 local head, data = {}, {}
@@ -42,14 +55,8 @@ for i = 1, #t, 2 do
   head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
   data[#data + 1] = t[i + 1]
 end
-local gone = {}
-for i, lid in ipairs(redis.call('SMEMBERS', KEYS[3])) do gone[i] = struct.pack('<I4', tonumber(lid)) end
-local a = redis.call('HGETALL', KEYS[4])
-local alias_from, alias_to = {}, {}
-for i = 1, #a, 2 do
-  alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(a[i]))
-  alias_to[#alias_to + 1] = a[i + 1]
-end
+local gone_key, alias_key = KEYS[3], KEYS[4]
+""" + GONE_AND_ALIASES + """
 return {redis.call('HLEN', KEYS[1]), table.concat(head), table.concat(data), table.concat(gone),
         table.concat(alias_from), table.concat(alias_to)}
 """

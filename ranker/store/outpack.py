@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.store.hostedges import EDGE, HEAD, PAIR, Packed
+from rankcrawl.ranker.store.hostedges import EDGE, GONE_AND_ALIASES, HEAD, PAIR, Packed
 from rankcrawl.settings.keys import Keys
 
 PAGES_PER_CALL = 2000
@@ -56,15 +56,7 @@ PACK_HOST = "local pack_key = KEYS[2]\n" + PACK + "return redis.call('GET', pack
 """KEYS: a host's ``out`` hash and ``outpack``. Rebuilds the pack from the hash and returns it (one
 atomic step, so no write can fall between reading and storing)."""
 
-HOST_SETS = """
-local gone = {}
-for i, lid in ipairs(redis.call('SMEMBERS', KEYS[2])) do gone[i] = struct.pack('<I4', tonumber(lid)) end
-local a = redis.call('HGETALL', KEYS[3])
-local alias_from, alias_to = {}, {}
-for i = 1, #a, 2 do
-  alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(a[i]))
-  alias_to[#alias_to + 1] = a[i + 1]
-end
+HOST_SETS = "local gone_key, alias_key = KEYS[2], KEYS[3]\n" + GONE_AND_ALIASES + """
 return {redis.call('HLEN', KEYS[1]), table.concat(gone), table.concat(alias_from), table.concat(alias_to)}
 """
 """KEYS: a host's ``paths``, ``gone`` and ``alias``. Its page count, gone LocalIDs (uint32),
