@@ -71,7 +71,7 @@ def page_links(page: Page, state: PageState, proba: np.ndarray, page_row: np.nda
             link = make_links([el], i)
             if link:
                 rows.append(row)
-                urls.append(normalize_link(link[0].url))
+                urls.append(normalize_link(link[0].written_url))
                 if keep_block[i]:
                     baseline.add(urls[-1])
             row += 1
