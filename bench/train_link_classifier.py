@@ -3,8 +3,8 @@
     python -m bench.train_link_classifier [--limit N] [--folds 3]
 
 Rows: every anchor of a block whose href resolves to an http(s) URL (``analyze``, as at
-inference); features ``LINK_FEATURES``; label = the anchor's URL, normalised as
-``bench.metrics.normalize_link``, is among the page's gold content links.
+inference); features ``LINK_FEATURES``; label = the anchor's URL as written
+(``Link.written_url``), normalised as ``bench.metrics.normalize_link``, is among the page's gold content links.
 
 The block probabilities among the features are out-of-fold: the shipped block model was fitted
 on these very pages, so its in-sample probabilities are better than anything it gives a new
