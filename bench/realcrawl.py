@@ -164,7 +164,7 @@ def scope_figures(scope: list[str], gold: Gold, pr: dict[str, dict[str, float]],
         "unknowable_edges": unknown,
         "naive_precision": naive.precision,
         "leaked_per_1000": 1000 * leaked / n_stored if n_stored else 0.0,
-        "neardup_fp": sum(1 for u in sources if gold.content_edges[u] and not own[u]),
+        "no_edge_pages": sum(1 for u in sources if gold.content_edges[u] and not own[u]),
         "tau": M.kendall_top(g, r, TOP_K), "tau_all_links": M.kendall_top(g, a, TOP_K),
         "l1": M.l1(g, r), "l1_all_links": M.l1(g, a), "tau_induced": M.kendall_top(gi, r, TOP_K),
     }
@@ -308,7 +308,7 @@ def run(args: argparse.Namespace, work: Path) -> dict:
 COLUMNS = (("reachable", "pages"), ("coverage", "coverage"), ("coverage_plain", "cov. Scrapy"),
            ("all_p", "P"), ("all_r", "R"), ("all_f1", "F1"), ("index_f1", "F1 index-like"),
            ("index_r", "R index-like"), ("prose_f1", "F1 prose"), ("naive_precision", "P all-links"),
-           ("leaked_per_1000", "leaked /1k"), ("neardup_fp", "no-edge pages"),
+           ("leaked_per_1000", "leaked /1k"), ("no_edge_pages", "no-edge pages"),
            ("tau", "τ top100"), ("tau_all_links", "τ all-links"), ("tau_induced", "τ induced"), ("l1", "L1"),
            ("l1_all_links", "L1 all-links"))
 
