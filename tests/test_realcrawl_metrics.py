@@ -8,7 +8,7 @@ import pytest
 
 from bench import realmetrics as M
 from bench.realgold import Gold, extract, frontier, template_targets
-from bench.realsites import Entry, Site, Web
+from bench.realsites import Entry, Site, Web, refresh_target
 
 SITE = Site("t", "pkg", "f", "https://t.org/d/", "index.html", "test", ('[role="main"]',), (".skip",))
 
@@ -49,6 +49,21 @@ def test_gold_edges_resolve_redirects_and_drop_self_and_404(tmp_path: Path) -> N
     assert gold.template["t.org"] == {"https://t.org/d/index.html"}
     assert gold.content_landing[a] == {"https://t.org/d/b.html", "https://t.org/d/a.html", "https://t.org/d/gone.html",
                                        "https://t.org/d/c.html"}  # alias.html lands on c.html: a content link to c
+
+
+def test_a_page_that_refreshes_at_once_is_a_redirect(tmp_path: Path) -> None:
+    """As Scrapy's MetaRefreshMiddleware takes it: links to it land on its target; it is no gold page."""
+    chooser = tmp_path / "choose.html"
+    chooser.write_bytes(b'<html><head><meta http-equiv="refresh" content="0; URL=b.html"></head>'
+                        b'<body><a href="a.html">a/</a> <a href="b.html">b/</a></body></html>')
+    slow = tmp_path / "slow.html"
+    slow.write_bytes(b'<html><head><meta http-equiv="refresh" content="600; URL=b.html"></head><body>x</body></html>')
+    url = "https://t.org/d/choose.html"
+    assert refresh_target(Entry(200, path=chooser), url) == "https://t.org/d/b.html"
+    assert refresh_target(Entry(200, path=slow), "https://t.org/d/slow.html") == ""
+    w = web(tmp_path)
+    w.entries[url] = Entry(200, path=chooser, location="https://t.org/d/b.html")
+    assert w.resolve(url) == "https://t.org/d/b.html" and not w.is_page(url)
 
 
 def test_index_like_by_link_share_and_name() -> None:
