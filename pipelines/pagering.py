@@ -9,8 +9,10 @@ key's status, or makes a host warm, marks the remembered pages holding it for re
 ones whose edges change are re-pushed. A key found template while its host was small (on 2 of 4
 pages, say: two index pages sharing a table of contents) may stop recurring as the host grows
 while no later page holds it to say so: a template status last confirmed at host size n is asked
-again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``). Pages older than the window, or decided by another
-process, keep their edges (bounded memory; a restart forgets the window).
+again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``); a page whose
+edges a re-decision changed moves to the window's end (``touch``), as its status may flip back.
+Pages older than the window, or decided by another process, keep their edges (bounded memory; a
+restart forgets the window).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from rankcrawl.pipelines.pagefacts import PageFacts, label_key
 from rankcrawl.pipelines.sitedecide import PageKeys
 from rankcrawl.pipelines.sitestate import page_key
 
-RECHECK_GROWTH = 2.0
-"""A template status confirmed at host size n is asked again once the host has this many times n pages."""
+RECHECK_GROWTH = 1.25
+"""A template status confirmed at host size n is asked again once the host has this many times n pages
+(soon enough that the pages holding the key are still in the window when a crawl that fetched one
+section of a site first — the English module pages of a manual in eight languages — moves on)."""
 MAX_RECHECK = 256
 """Stale template keys asked for with one page at most."""
 TARGETS_KEPT = 20_000
@@ -150,6 +154,11 @@ class RecentPages:
             else:
                 mine.pop(k, None)
         return dirty
+
+    def touch(self, url: str) -> None:
+        """Keep ``url`` (re-decided, its edges changed) the longest in the window."""
+        if url in self.pages:
+            self.pages.move_to_end(url)
 
     def is_template(self, host: str, k: int) -> bool:
         return self.status.get((host, k), False)
