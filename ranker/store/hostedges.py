@@ -35,6 +35,17 @@ class HostEdges:
 HEAD = np.dtype([("local", "<u4"), ("nbytes", "<u4")])
 """Header of a packed host (``OUT_PACKED``): per stored page, its LocalID and its edges' byte count."""
 
+OUT_RECORDS = """
+local t = redis.call('HGETALL', out_key)
+local head, data = {}, {}
+for i = 1, #t, 2 do
+  head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
+  data[#data + 1] = t[i + 1]
+end
+"""
+"""Lua fragment: the ``out`` hash at ``out_key`` as HEAD records (``head``) and the packed edges in the
+same order (``data``)."""
+
 GONE_AND_ALIASES = """
 local gone = {}
 for i, lid in ipairs(redis.call('SMEMBERS', gone_key)) do gone[i] = struct.pack('<I4', tonumber(lid)) end
@@ -48,13 +59,7 @@ end
 """Lua fragment: a host's gone LocalIDs (``gone``, uint32s), redirecting LocalIDs (``alias_from``,
 uint32s) and their targets (``alias_to``, as stored) from the keys ``gone_key`` and ``alias_key``."""
 
-HOST_PACKED = """
-local t = redis.call('HGETALL', KEYS[2])
-local head, data = {}, {}
-for i = 1, #t, 2 do
-  head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
-  data[#data + 1] = t[i + 1]
-end
+HOST_PACKED = "local out_key = KEYS[2]\n" + OUT_RECORDS + """
 local gone_key, alias_key = KEYS[3], KEYS[4]
 """ + GONE_AND_ALIASES + """
 return {redis.call('HLEN', KEYS[1]), table.concat(head), table.concat(data), table.concat(gone),

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.store.hostedges import EDGE, GONE_AND_ALIASES, HEAD, PAIR, Packed
+from rankcrawl.ranker.store.hostedges import EDGE, GONE_AND_ALIASES, HEAD, OUT_RECORDS, PAIR, Packed
 from rankcrawl.settings.keys import Keys
 
 PAGES_PER_CALL = 2000
@@ -41,13 +41,7 @@ redis.call('DEL', KEYS[2])
 few thousand pages and their packed edges back to back. Sets each page's edges (none: deletes
 them) and drops the pack, atomically."""
 
-PACK = """
-local t = redis.call('HGETALL', KEYS[1])
-local head, data = {}, {}
-for i = 1, #t, 2 do
-  head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
-  data[#data + 1] = t[i + 1]
-end
+PACK = "local out_key = KEYS[1]\n" + OUT_RECORDS + """
 redis.call('SET', pack_key, struct.pack('<I4', #head) .. table.concat(head) .. table.concat(data))
 """
 """Lua: the pack of ``out`` (KEYS[1]) stored in the key ``pack_key``."""
