@@ -28,6 +28,8 @@ FULL_SHARE = 0.5
 """Share of the budget the whole page may use; its prefix gets the rest."""
 MIN_PREFIX_SHARE = 0.25
 """Share of the budget the prefix always gets, even when the whole page's attempt ran over."""
+LINKS = ("all", "content", "none")
+"""What ``analyze_within(links=…)`` resolves under the budget: every link, the content links, none."""
 LINK_CHECK_EVERY = 8
 """Anchors resolved between two deadline checks (one hostile href of ``parsing.MAX_HREF``
 characters can cost 10 ms to normalise)."""
@@ -46,8 +48,8 @@ class Budgeted:
     seconds: float
 
 
-def _resolve_links(doc: Document, deadline: Deadline) -> None:
-    """Resolve every link of ``doc`` now, checking ``deadline`` every ``LINK_CHECK_EVERY`` anchors."""
+def _resolve_links(doc: Document, deadline: Deadline, links: str) -> None:
+    """Resolve the ``links`` (``LINKS``) of ``doc`` now, checking ``deadline`` every ``LINK_CHECK_EVERY`` anchors."""
     make = doc.make_links
     if make is None:
         return
@@ -64,29 +66,35 @@ def _resolve_links(doc: Document, deadline: Deadline) -> None:
         for i in range(len(doc.blocks)):
             if i % 64 == 0:
                 deadline.check("links")
-            doc.block_links(i)
-        doc.all_links  # noqa: B018 - the property resolves the text-less anchors (image links) as well
+            if links == "all" or doc.may_hold_content_links(i):
+                doc.block_links(i)
+        if links == "all":
+            doc.all_links  # noqa: B018 - the property resolves the text-less anchors (image links) as well
     finally:
         doc.make_links = make
 
 
 def _attempt(html: bytes | str, url: str | None, encoding: str | None, seconds: float, max_bytes: int,
-             links: bool, opts: dict[str, Any]) -> Document:
+             links: str, opts: dict[str, Any]) -> Document:
     deadline = Deadline(seconds)
     doc = analyze(html, url, encoding, max_bytes=max_bytes, deadline=deadline, **opts)
-    if links:
-        _resolve_links(doc, deadline)
+    if links != "none":
+        _resolve_links(doc, deadline, links)
     return doc
 
 
 def analyze_within(html: bytes | str, url: str | None = None, encoding: str | None = None, *,
-                   timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, links: bool = True,
+                   timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, links: str = "all",
                    started: float | None = None, **opts: Any) -> Budgeted:
     """``analyze`` (same arguments) within ``timeout`` seconds (0 or less: no budget) from ``started``
     (``deadline.clock()``, the thread's CPU time; default now).
 
-    ``links``: also resolve every link under the budget (what the crawl's pipeline reads next).
+    ``links``: which links to resolve under the budget as well (``LINKS``): ``"all"`` (what the
+    crawl's pipeline reads next), ``"content"`` (those ``doc.links`` returns: what ``rankcrawl
+    extract`` writes; the other hrefs are never normalised) or ``"none"``.
     """
+    if links not in LINKS:
+        raise ValueError(f"links must be one of {', '.join(LINKS)}, not {links!r}")
     start = clock() if started is None else started
     if timeout <= 0:
         return Budgeted(_attempt(html, url, encoding, math.inf, max_bytes, links, opts), "complete",

@@ -171,7 +171,7 @@ class Document:
             return b.is_content
         return link.is_content
 
-    def _may_hold_content_links(self, index: int) -> bool:
+    def may_hold_content_links(self, index: int) -> bool:
         """False when no link of block ``index`` can be content (so its hrefs need no resolving)."""
         b = self.blocks[index]
         if self.link_content is None or self.content_basis is None or self.content_basis[index] != b.is_content:
@@ -181,7 +181,7 @@ class Document:
     @property
     def links(self) -> list[Link]:
         """Content links (``is_content_link``) in document order."""
-        return [link for i in range(len(self.blocks)) if self._may_hold_content_links(i)
+        return [link for i in range(len(self.blocks)) if self.may_hold_content_links(i)
                 for link in self.block_links(i) if self.is_content_link(link)]
 
     @property

@@ -110,10 +110,22 @@ def href_features(href: str, page_host: str, page_path: str) -> tuple[float, flo
     return 0.0, float(other), depth, query, float(same)
 
 
+HREF_WORDS = (ACCOUNT, SOCIAL, TAXONOMY)
+LOWER_HREF_WORDS = tuple(re.compile(p.pattern.removeprefix("(?i)")) for p in HREF_WORDS)
+"""``HREF_WORDS`` without ``(?i)``, for a lower-cased ASCII href: the same matches (lower-casing
+ASCII keeps every position, and only non-ASCII characters such as the Kelvin sign fold to ASCII
+letters), about three times faster."""
+
+
 @lru_cache(maxsize=1 << 16)
 def href_words(href: str) -> tuple[float, float, float]:
     """(account/legal, social/share, taxonomy) words in a raw ``href`` (cached: navigation repeats)."""
-    return float(bool(ACCOUNT.search(href))), float(bool(SOCIAL.search(href))), float(bool(TAXONOMY.search(href)))
+    if href.isascii():
+        lower = href.lower()
+        a, s, t = (p.search(lower) for p in LOWER_HREF_WORDS)
+    else:
+        a, s, t = (p.search(href) for p in HREF_WORDS)
+    return float(bool(a)), float(bool(s)), float(bool(t))
 
 
 def list_counts(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[int, int]:

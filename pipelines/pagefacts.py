@@ -119,6 +119,11 @@ def label_key(label: str) -> int:
     return int.from_bytes(hashlib.blake2b(label.encode(), digest_size=8).digest(), "big") >> 1
 
 
+def label_keys(labels: list[str]) -> np.ndarray:
+    """``label_key`` of each label, in order, as a ``uint64`` array."""
+    return np.array([label_key(t) for t in labels], dtype=np.uint64)
+
+
 def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[tuple[str, ...]], int]:
     """Candidate main regions of a page and its own choice, from its content blocks' DOM paths
     and word counts.

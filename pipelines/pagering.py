@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankcrawl.pipelines.pagefacts import PageFacts, label_key
+from rankcrawl.pipelines.pagefacts import PageFacts, label_keys
 from rankcrawl.pipelines.sitedecide import PageKeys
 from rankcrawl.pipelines.sitestate import page_key
 
@@ -39,7 +39,7 @@ near-duplicate found long after its canonical page still keeps its links to othe
 
 def target_hashes(urls: list[str]) -> np.ndarray:
     """Sorted distinct 63-bit hashes of link targets (``pagefacts.label_key``)."""
-    return np.unique(np.array([label_key(u) for u in urls], dtype=np.uint64))
+    return np.unique(label_keys(urls))
 
 
 @dataclass

@@ -34,6 +34,10 @@ MAX_ATTRIBUTES = 256
 """Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
 tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
 
+LONG_OR_EXTRA_HREFS = f"//*[@href][string-length(@href) > {MAX_HREF}] | (//a[@href])[position() > {MAX_LINKS}]"
+"""The elements whose ``href`` goes: over ``MAX_HREF`` characters, or an anchor past the first ``MAX_LINKS``
+(``[@href]`` first spares the string-length test on every other element)."""
+
 # The tag grammar of the HTML tokenizer (WHATWG HTML §13.2.5, which libxml2 ≥ 2.14 follows): a
 # quoted value opens only right after "=" and runs to its closing quote across "<" and ">"; a stray
 # quote elsewhere is part of an attribute name; script, style, … hold raw text up to their end tag.
@@ -197,6 +201,6 @@ def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | 
     if too_deep:
         root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
     if root is not None:
-        for el in root.xpath(f"//*[string-length(@href) > {MAX_HREF}] | (//a[@href])[position() > {MAX_LINKS}]"):
+        for el in root.xpath(LONG_OR_EXTRA_HREFS):
             del el.attrib["href"]
     return root

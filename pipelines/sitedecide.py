@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankcrawl.pipelines.pagefacts import PageFacts, label_key
+from rankcrawl.pipelines.pagefacts import PageFacts, label_key, label_keys
 from rankcrawl.pipelines.sitestate import typed_keys
 
 REGION_SHARE = 0.3
@@ -237,7 +237,7 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         if canonical_links is None:
             counted[:] = False
         else:
-            mine = np.array([label_key(t) for t in f.links], dtype=np.uint64)
+            mine = label_keys(f.links)
             counted &= ~np.isin(mine, canonical_links)
     link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
     return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,

@@ -59,9 +59,15 @@ def _window_sum(values: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=1 << 16)
+def index_free(label: str) -> str:
+    """One DOM-path label without its sibling indices (cached: a page's paths share their labels)."""
+    return INDEX.sub("", label)
+
+
+@lru_cache(maxsize=1 << 16)
 def region_key(path: tuple[str, ...]) -> tuple[str, ...]:
     """``path`` without sibling indices (cached: a host's pages repeat their template's paths)."""
-    return tuple(INDEX.sub("", "\x00".join(path)).split("\x00")) if path else ()
+    return tuple(map(index_free, path))
 
 
 def region_keys(paths: list[tuple[str, ...]]) -> list[tuple[str, ...]]:

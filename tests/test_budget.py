@@ -29,6 +29,26 @@ def test_within_budget_is_the_plain_analysis(timeout: float) -> None:
     assert [link.url for link in r.doc.links] == ["http://a.example/next", "http://a.example/more"]
 
 
+NAV_PAGE = (f"<html><body><ul><li><a href='/home'>Home</a></li><li><a href='/shop'>Shop</a></li>"
+            f"<li><a href='/about'>About</a></li></ul>{PAGE[PAGE.index('<h1>'):]}")
+
+
+def test_content_links_mode_resolves_only_what_doc_links_returns() -> None:
+    url = "http://a.example/x"
+    full = analyze_within(NAV_PAGE.encode(), url, timeout=5.0).doc
+    r = analyze_within(NAV_PAGE.encode(), url, timeout=5.0, links="content")
+    assert r.outcome == "complete"
+    resolved = [i for i, b in enumerate(r.doc.blocks) if b.links is not None]
+    assert resolved == [i for i in range(len(r.doc.blocks)) if r.doc.may_hold_content_links(i)]
+    assert len(resolved) < len(r.doc.blocks)  # the menu's hrefs were never normalised
+    assert r.doc.to_json("p") == full.to_json("p")
+    assert [link.url for link in r.doc.links] == ["http://a.example/next", "http://a.example/more"]
+    none = analyze_within(NAV_PAGE.encode(), url, timeout=5.0, links="none").doc
+    assert all(b.links is None for b in none.blocks) and none.to_json("p") == full.to_json("p")
+    with pytest.raises(ValueError, match="links must be one of"):
+        analyze_within(NAV_PAGE.encode(), url, timeout=5.0, links="some")
+
+
 def test_a_passed_deadline_stops_analysis_between_steps() -> None:
     with pytest.raises(AnalysisTimeout, match="decode"):
         analyze(PAGE.encode(), deadline=Deadline(-1))

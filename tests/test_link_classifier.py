@@ -47,6 +47,21 @@ def analysed(html: str, url: str | None) -> PageState:
     return run_steps(PRESETS["trained-blocks"], PageState(html, url))
 
 
+def test_href_words_fast_path_matches_the_case_insensitive_patterns() -> None:
+    import random
+
+    from rankcrawl.pipelines.link_features import HREF_WORDS
+
+    rng = random.Random(7)
+    words = ["LogIn", "sign-UP", "Cart", "about", "TAGS", "Category", "FaceBook", "x.COM", "MAILTO:", "Share",
+             "feed", "page", "\u212aelvin", "\u017fhare", "caf\u00e9", "news", "2024", "p", "-", "_"]
+    seps = ["/", "?", "=", "&", ".", "-", "", "#", " "]
+    for _ in range(3000):
+        href = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(1, 6)))
+        expected = tuple(float(bool(p.search(href))) for p in HREF_WORDS)
+        assert href_words.__wrapped__(href) == expected, href
+
+
 def test_link_features_rows_follow_block_anchors() -> None:
     state = analysed(page('see <a href="/story/2">the next story</a>.'), "http://news.example/a")
     x = link_features(state.blocks, state.proba, state.context, state.page_features)

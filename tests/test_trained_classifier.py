@@ -179,3 +179,12 @@ def test_single_huge_block_is_kept() -> None:
     sentence = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
     doc = analyze("<html><body><p>" + sentence * 400 + "</p></body></html>", classifier="trained")
     assert sentence in doc.text
+
+
+def test_region_key_drops_every_sibling_index_of_every_label() -> None:
+    from rankcrawl.pipelines.trained_classifier import region_key
+
+    path = ("html[1]", "body[1]#main.col-N", "div[12].card", "x[3][4]", "li[2]", "a[1]")
+    assert region_key(path) == ("html", "body#main.col-N", "div.card", "x", "li", "a")
+    assert region_key(()) == ()
+    assert region_key(path[:3]) == region_key(("html[2]", "body[7]#main.col-N", "div[1].card"))

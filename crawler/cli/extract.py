@@ -174,7 +174,8 @@ def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int) -
     started = clock()
     try:
         data = read_page(path, max_bytes, Deadline(timeout * FULL_SHARE) if timeout > 0 else None)
-        result = analyze_within(data, url, max_bytes=max_bytes, timeout=timeout, started=started)
+        result = analyze_within(data, url, max_bytes=max_bytes, timeout=timeout, links="content",
+                                started=started)
     except AnalysisTimeout:
         return None, [f"rankcrawl: error: {shown}: decompression over the {timeout:g} s budget, skipped"]
     except OSError as exc:

@@ -13,6 +13,7 @@ which is what makes ``fork`` safe here. Only our own arguments and results cross
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import resource
 import time
@@ -33,6 +34,7 @@ class WorkerDied(Exception):
 
 
 def _serve(conn: Connection) -> None:
+    gc.freeze()  # the objects inherited from the warm parent are never collected here: no collection scans (or copies) them
     while True:
         try:
             fn, args = conn.recv()
