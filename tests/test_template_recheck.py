@@ -12,7 +12,7 @@ def word(i: int, j: int) -> str:
     return "".join(chr(97 + (x % 26)) for x in (i, j, i * 7 + j, j * 3 + 5, i + 11))
 
 
-def page(i: int, section: str, checklist: bool) -> tuple[str, str]:
+def page(i: int, section: str, checklist: bool, host: str = HOST) -> tuple[str, str]:
     """A manual page: prose with a cross-reference; in the first section a "Bugfix checklist" box,
     the same words on every page, linking to the page's own bug list."""
     prose = " ".join(word(i, j) for j in range(60))
@@ -20,7 +20,7 @@ def page(i: int, section: str, checklist: bool) -> tuple[str, str]:
            "</ul></div>" if checklist else "")
     html = (f"<html><head><title>Page {i}</title></head><body><main><h1>{word(i, 99)}</h1>"
             f'<p>{prose}, see <a href="/{section}/{i + 1}.html">the next {word(i, 3)}</a>.</p>{box}</main></body></html>')
-    return f"{HOST}/{section}/{i}.html", html
+    return f"{host}/{section}/{i}.html", html
 
 
 def test_links_of_a_block_that_stopped_recurring_come_back_while_the_pages_are_remembered(r):
@@ -32,3 +32,30 @@ def test_links_of_a_block_that_stopped_recurring_come_back_while_the_pages_are_r
         edges.update({u: {t for t, _ in e} for u, e in sa.take_repush()})
     bugs = [f"{HOST}/bugs/{i}.html" in edges[f"{HOST}/en/{i}.html"] for i in range(10)]
     assert all(bugs), bugs  # on 10 of 50 pages: no template (share 0.4), the box's links count
+
+
+def crawl(sa: SiteAnalyzer, pages: list[tuple[str, str]]) -> dict[str, set[str]]:
+    """Each page's stored edge targets: its decision, then the re-pushes."""
+    edges: dict[str, set[str]] = {}
+    for url, html in pages:
+        edges[url] = {t for t, _ in sa.process_doc(analyze(html, url=url)).edges}
+        edges.update({u: {t for t, _ in e} for u, e in sa.take_repush()})
+    return edges
+
+
+def test_a_host_crawled_beside_a_busier_one_keeps_its_pages_until_its_own_evidence_moves_on(r):
+    """Three pages of another host per page of this one after its first section: in a window of 80
+    pages counted globally the section's first pages would be gone when the box stops recurring
+    (beyond this host's 30th page, 90 pages into the crawl); counted in their own host's pages they
+    are remembered."""
+    other = "http://busy.test"
+    pages = [page(i, "en", True) for i in range(10)]
+    for i in range(10, 50):
+        pages.append(page(i, "fr", False))
+        pages.extend(page(3 * i + k, "doc", False, other) for k in range(3))
+    sa = SiteAnalyzer(r, prefix="rh:", remember=80)
+    edges = crawl(sa, pages)
+    bugs = [f"{HOST}/bugs/{i}.html" in edges[f"{HOST}/en/{i}.html"] for i in range(10)]
+    assert all(bugs), bugs
+    assert len(sa.recent.pages) == 80
+    assert sum(p.host == HOST for p in sa.recent.pages.values()) < 50  # both hosts give up pages
