@@ -82,7 +82,7 @@ class RecentPages:
         self.pages: OrderedDict[str, Remembered] = OrderedDict()
         self.decided: dict[str, int] = {}  # host → its pages decided here since it last had none in the window
         self.at: dict[str, OrderedDict[str, tuple[int, int]]] = {}  # host → its pages → (decided[host], clock) when added
-        self.clock = 0  # pages added or touched here
+        self.clock = 0  # pages decided here (re-decisions included)
         self.by_key: dict[tuple[str, int], set[str]] = {}
         self.status: dict[tuple[str, int], bool] = {}
         self.warm: set[str] = set()
@@ -169,7 +169,7 @@ class RecentPages:
         page = self.pages.get(url)
         if page is not None:
             self.pages.move_to_end(url)
-            self._stamp(page.host, url)
+            self._stamp(page.host, url, new=False)
 
     def age(self, url: str) -> int:
         """Pages of ``url``'s host decided here since ``url`` (or its last ``touch``), plus pages of other
@@ -179,8 +179,8 @@ class RecentPages:
         last_seq, last_clock = next(reversed(mine.values()))
         return last_seq - seq + self.clock - last_clock
 
-    def _stamp(self, host: str, url: str) -> None:
-        self.decided[host] = self.decided.get(host, 0) + 1
+    def _stamp(self, host: str, url: str, new: bool = True) -> None:
+        self.decided[host] = self.decided.get(host, 0) + new
         self.clock += 1
         mine = self.at.setdefault(host, OrderedDict())
         mine[url] = (self.decided[host], self.clock)
