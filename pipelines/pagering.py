@@ -82,7 +82,7 @@ class RecentPages:
         self.pages: OrderedDict[str, Remembered] = OrderedDict()
         self.decided: dict[str, int] = {}  # host → its pages decided here since it last had none in the window
         self.at: dict[str, OrderedDict[str, tuple[int, int]]] = {}  # host → its pages → (decided[host], clock) when added
-        self.clock = 0  # pages decided here (re-decisions included)
+        self.clock = 0  # pages decided here
         self.by_key: dict[tuple[str, int], set[str]] = {}
         self.status: dict[tuple[str, int], bool] = {}
         self.warm: set[str] = set()
@@ -181,7 +181,7 @@ class RecentPages:
 
     def _stamp(self, host: str, url: str, new: bool = True) -> None:
         self.decided[host] = self.decided.get(host, 0) + new
-        self.clock += 1
+        self.clock += new
         mine = self.at.setdefault(host, OrderedDict())
         mine[url] = (self.decided[host], self.clock)
         mine.move_to_end(url)

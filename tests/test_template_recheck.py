@@ -1,8 +1,14 @@
 """A block that recurs on the first section a crawl fetches is template while that section is most
 of the host; once the host has grown past it, its pages get their links back (pagering recheck)."""
 
+import numpy as np
+
 from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.pagering import RecentPages, Remembered
+from rankcrawl.pipelines.sitedecide import PageKeys
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.settings.urls import split_url
 
 HOST = "http://manual.test"
 
@@ -59,3 +65,24 @@ def test_a_host_crawled_beside_a_busier_one_keeps_its_pages_until_its_own_eviden
     assert all(bugs), bugs
     assert len(sa.recent.pages) == 80
     assert sum(p.host == HOST for p in sa.recent.pages.values()) < 50  # both hosts give up pages
+
+
+def remembered(url: str) -> Remembered:
+    none = np.zeros(0, dtype=np.uint64)
+    return Remembered(split_url(url)[0], PageFacts(url=url, title=""), PageKeys(none, none, none, none), [], [],
+                      False, False)
+
+
+def test_the_window_drops_the_page_its_own_host_moved_on_from_or_a_host_that_stopped_growing():
+    ring = RecentPages(capacity=4)
+    for url in ("http://a.test/1", "http://a.test/2", "http://b.test/1", "http://b.test/2"):
+        ring.add(remembered(url), {})
+    ring.add(remembered("http://a.test/3"), {})  # a.test/1: 2 pages of its host since; b.test/1: 1 + 1
+    assert "http://a.test/1" not in ring and len(ring.pages) == 4
+    assert ring.age("http://a.test/2") == 1 and ring.age("http://b.test/1") == 2
+    ring.touch("http://a.test/2")  # re-decided: as if decided now, a.test not one page larger
+    assert ring.age("http://a.test/2") == 0 and ring.age("http://b.test/1") == 2
+    for i in range(3, 7):
+        ring.add(remembered(f"http://b.test/{i}"), {})  # a.test stopped: its pages age with b.test's
+    assert list(ring.pages) == [f"http://b.test/{i}" for i in range(3, 7)]
+    assert ring.age("http://b.test/3") == 3
