@@ -78,7 +78,7 @@ def rankcrawl_in_process(classifier: str) -> Callable[[str, str], Extraction]:
 
     def extract(html: str, url: str) -> Extraction:
         doc = analyze(html, url=url, classifier=classifier)
-        return Extraction(doc.text, [link.url for link in doc.links])
+        return Extraction(doc.text, [link.written_url for link in doc.links])
 
     return extract
 

@@ -196,7 +196,7 @@ def nonpage_mass(ranks: dict[str, float], web: Web, gold: Gold) -> dict[str, flo
             mass["offsite"] += rank
         else:
             entry = web.answer(url)
-            mass["404" if entry is None else "redirect" if entry.status == 301 else "other_200"] += rank
+            mass["404" if entry is None else "redirect" if entry.status == 301 or entry.location else "other_200"] += rank
     return mass
 
 

@@ -11,6 +11,11 @@ one folder of it served under the site's real base URL. What the server answers 
 - a directory with an ``index.html`` (or ``index.en.html``): 301 to it;
 - the site's URL with the other scheme (http <-> https): 301 to the site's scheme;
 - anything else: 404; ``/robots.txt`` of every site host: allow all.
+
+An HTML file whose head refreshes to another URL within REFRESH_MAX_DELAY seconds (apache's
+language chooser, ``<meta http-equiv="refresh" content="0; URL=en/index.html">``) is served as it
+is, and counted as a redirect, as browsers and Scrapy (``MetaRefreshMiddleware``) take it: links to it
+land on its target, and it is no page of the gold graph.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ import gzip
 import mimetypes
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, urlsplit
+
+from w3lib.html import get_meta_refresh
 
 from rankcrawl.settings.urls import normalize_url
 
 ROBOTS = b"User-agent: *\nDisallow:\n"
 INDEX_FILES = ("index.html", "index.en.html")
+REFRESH_MAX_DELAY = 100
+"""Scrapy's METAREFRESH_MAXDELAY default: a slower refresh is no redirect."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,8 @@ def unpacked(site: Site) -> Path:
 
 @dataclass(frozen=True)
 class Entry:
-    """What the server answers for one URL: a file, or a redirect to ``location``."""
+    """What the server answers for one URL: a file, or a redirect to ``location`` (with status 200:
+    an HTML file that refreshes to ``location``)."""
 
     status: int
     path: Path | None = None
@@ -146,8 +156,20 @@ def site_map(site: Site) -> dict[str, Entry]:
                 if target.is_file() and target.is_relative_to(real_root):
                     entries[file_url(site, rel)] = Entry(301, location=file_url(site, target.relative_to(real_root).as_posix()))
             elif path.is_file():
-                entries[file_url(site, rel)] = Entry(200, path=path, gz=gz)
+                url, entry = file_url(site, rel), Entry(200, path=path, gz=gz)
+                entries[url] = replace(entry, location=refresh_target(entry, url))
     return entries
+
+
+def refresh_target(entry: Entry, url: str) -> str:
+    """The normalised URL an HTML file refreshes to within REFRESH_MAX_DELAY seconds, else ''."""
+    if entry.content_type != "text/html":
+        return ""
+    head = entry.body()[:4096]
+    if b"refresh" not in head.lower():
+        return ""
+    interval, target = get_meta_refresh(head.decode("utf-8", "replace"), url, ignore_tags=("script", "noscript"))
+    return (normalize_url(target) or "") if target and interval is not None and interval < REFRESH_MAX_DELAY else ""
 
 
 def other_scheme(url: str) -> str:
@@ -183,12 +205,12 @@ class Web:
             entry = self.answer(url)
             if entry is None or (entry.status == 200 and entry.path is None):
                 return None
-            if entry.status == 200:
+            if entry.status == 200 and not entry.location:
                 return normalize_url(url)
             url = entry.location
         return None
 
     def is_page(self, url: str) -> bool:
-        """A 200 HTML document at exactly this URL."""
+        """A 200 HTML document at exactly this URL (no refresh)."""
         entry = self.entries.get(url)
-        return entry is not None and entry.status == 200 and entry.content_type == "text/html"
+        return entry is not None and entry.status == 200 and not entry.location and entry.content_type == "text/html"

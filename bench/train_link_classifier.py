@@ -3,8 +3,8 @@
     python -m bench.train_link_classifier [--limit N] [--folds 3]
 
 Rows: every anchor of a block whose href resolves to an http(s) URL (``analyze``, as at
-inference); features ``LINK_FEATURES``; label = the anchor's URL, normalised as
-``bench.metrics.normalize_link``, is among the page's gold content links.
+inference); features ``LINK_FEATURES``; label = the anchor's URL as written
+(``Link.written_url``), normalised as ``bench.metrics.normalize_link``, is among the page's gold content links.
 
 The block probabilities among the features are out-of-fold: the shipped block model was fitted
 on these very pages, so its in-sample probabilities are better than anything it gives a new
@@ -71,7 +71,7 @@ def page_links(page: Page, state: PageState, proba: np.ndarray, page_row: np.nda
             link = make_links([el], i)
             if link:
                 rows.append(row)
-                urls.append(normalize_link(link[0].url))
+                urls.append(normalize_link(link[0].written_url))
                 if keep_block[i]:
                     baseline.add(urls[-1])
             row += 1

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
+from urllib.parse import urljoin
+
+from w3lib.url import safe_url_string
 
 from rankcrawl.pipelines.blockstats import link_density, text_density
 
@@ -42,7 +45,8 @@ def text_stats(text: str) -> tuple[int, int, int, int, int]:
 
 @dataclass(eq=False, slots=True)
 class Link:
-    """An anchor: normalised absolute ``url``, anchor ``text``, ``weight``, index of its ``block``.
+    """An anchor: normalised absolute ``url``, anchor ``text``, ``weight``, index of its ``block``;
+    ``base`` is the URL its href resolved against.
 
     ``is_content``: the per-link content decision (``link_classifier``); None = its block decides.
     ``alternate``: it links an alternate version of the page (``links.is_alternate``): never content.
@@ -55,9 +59,23 @@ class Link:
     element: Any = field(default=None, repr=False)
     is_content: bool | None = None
     alternate: bool = False
+    base: str | None = field(default=None, repr=False)
+
+    @property
+    def written_url(self) -> str:
+        """The target as the page wrote it: the href made absolute, fragment dropped, unsafe characters
+        percent-encoded. ``url`` is the graph's form of the same target (``settings.urls``: query
+        arguments sorted, encoding canonical), which identifies pages but is not what the page says."""
+        href = (self.element.get("href") or "").strip() if self.element is not None else ""
+        if not href or not self.base:
+            return self.url
+        try:
+            return safe_url_string(urljoin(self.base, href).split("#", 1)[0])
+        except ValueError:
+            return self.url
 
     def to_json(self) -> dict[str, Any]:
-        return {"url": self.url, "text": self.text, "weight": self.weight}
+        return {"url": self.written_url, "text": self.text, "weight": self.weight}
 
 
 @dataclass(eq=False, slots=True)

@@ -92,7 +92,7 @@ class LinkResolver:
             url = self.resolve(el.get("href") or "")
             if url:
                 out.append(Link(url=url, text=anchor_text(el), weight=1.0, block=block, element=el,
-                                alternate=is_alternate(el)))
+                                alternate=is_alternate(el), base=self.base))
         return out
 
 

@@ -124,18 +124,22 @@ def label_keys(labels: list[str]) -> np.ndarray:
     return np.array([label_key(t) for t in labels], dtype=np.uint64)
 
 
-def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[tuple[str, ...]], int]:
+def region_chain(paths: list[tuple[str, ...]], words: list[int],
+                 every_path: list[tuple[str, ...]] | None = None) -> tuple[list[tuple[str, ...]], int]:
     """Candidate main regions of a page and its own choice, from its content blocks' DOM paths
-    and word counts.
+    and word counts (``every_path``: the paths of all its blocks, content or not; default ``paths``).
 
     The chain descends from ``<body>`` into the child holding most content words while it holds at
     least half of them; its elements below ``<body>`` are the candidates (shallow first). The page's
-    own main region is the parent of the deepest element holding MAIN_SHARE of the content words
-    (of the deepest chain element when none does) — the parent, so that an index page whose only
-    content is its heading still has its list in it — or that element itself when its parent is
-    ``<body>``. Returns (chain, 1-based index of the own region in it, 0 = none).
+    own main region is the parent of the deepest element holding MAIN_SHARE of the content words and
+    at least two blocks (of the deepest chain element when none does) — the parent, so that an
+    index page whose only content is its heading still has its list in it, and of an element with
+    two blocks, so that a heading wrapped twice (``<div class="paragraph"><p>``) does not make a
+    wrapper the region — or that element itself when its parent is ``<body>``. Returns (chain,
+    1-based index of the own region in it, 0 = none).
     """
     total = sum(words)
+    every = paths if every_path is None else every_path
     chain: list[tuple[str, ...]] = []
     deepest = 0
     prefix: tuple[str, ...] = ()
@@ -158,7 +162,7 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int]) -> tuple[list[t
         prefix, members = (*prefix, label), best
         if len(prefix) >= 3:
             chain.append(prefix)
-            if share >= MAIN_SHARE:
+            if share >= MAIN_SHARE and sum(p[:len(prefix)] == prefix for p in every) >= 2:
                 deepest = len(chain)
     deepest = deepest or len(chain)
     own = deepest - 1 if deepest >= 2 else deepest
@@ -239,7 +243,8 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     if not options.site:
         return facts
     content = [b for b in blocks if b.is_content]
-    chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content])
+    chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content],
+                                           [b.path for b in blocks])
     regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
     regions = regions[:MAX_REGIONS]
     facts.region_keys = [label_key("R:" + ID_CLASSES.sub(r"\1", INDEX.sub("", "/".join(p)))) for p in regions]

@@ -38,6 +38,15 @@ def test_one_file_with_url(tmp_path: Path) -> None:
     assert row["links"] == [{"url": "http://site.example/next", "text": "the next part", "weight": 1.0}]
 
 
+def test_links_are_output_as_the_page_wrote_them(tmp_path: Path) -> None:
+    """The graph sorts query arguments to identify pages; the extract output keeps the page's own URL."""
+    f = tmp_path / "q.html"
+    f.write_text(page("../list?b=2&a=1#top"))
+    result, rows = run("--url", "http://Site.example/dir/q.html", str(f))
+    assert result.exit_code == 0, result.output
+    assert [link["url"] for link in rows[0]["links"]] == ["http://site.example/list?b=2&a=1"]
+
+
 def test_folder_recursion_gz_and_map(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "b.htm").write_text(page("b-next"))

@@ -4,7 +4,7 @@ the theme adds the page's name to its classes (Sphinx: ``<div id="docs-body" cla
 from __future__ import annotations
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of
+from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, region_chain
 from rankcrawl.pipelines.sitedecide import decide, page_keys
 from tests.test_link_dense_content import WORDS, sentence
 
@@ -56,3 +56,21 @@ def test_links_outside_the_hosts_main_region_do_not_count_unless_an_index() -> N
     g = facts(in_index=True)
     index = decide(g, page_keys(g), lambda k: False, warm=True, duplicate=False, weights=[1.0] * 4, region=2)
     assert {t for t, _ in index.edges} == set(g.links)
+
+
+def test_a_twice_wrapped_paragraph_beside_a_list_has_the_list_in_its_region() -> None:
+    """An index page whose only prose is one paragraph (AsciiDoc: ``div.paragraph > p``) beside its
+    link list: the page's own region is the section holding both, not the paragraph's wrapper; a
+    page whose content fills a wrapped body keeps the body's parent, not the element with the sidebar."""
+    body = ("html", "body", "div#content", "div#preamble", "div.sectionbody")
+    para = (*body, "div.paragraph", "p")
+    items = [(*body, "div.ulist", "ul", f"li[{k}]", "p") for k in range(5)]
+    chain, own = region_chain([para], [14], [para, *items])
+    assert chain[own - 1] == body[:4] and all(item[:4] == chain[own - 1] for item in items)
+    alone, own_alone = region_chain([para], [14])  # without the other blocks: the paragraph's wrapper
+    assert alone[own_alone - 1] == para[:-1]
+    wrap = ("html", "body", "div.document", "div.documentwrapper", "div.bodywrapper", "div.body")
+    prose = [(*wrap, f"p[{k}]") for k in range(6)]
+    side = [("html", "body", "div.document", "div.sphinxsidebar", "ul", f"li[{k}]") for k in range(4)]
+    chain, own = region_chain(prose, [40] * 6, prose + side)
+    assert chain[own - 1] == wrap[:-1]
