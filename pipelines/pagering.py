@@ -9,8 +9,15 @@ key's status, or makes a host warm, marks the remembered pages holding it for re
 ones whose edges change are re-pushed. A key found template while its host was small (on 2 of 4
 pages, say: two index pages sharing a table of contents) may stop recurring as the host grows
 while no later page holds it to say so: a template status last confirmed at host size n is asked
-again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``). Pages older than the window, or decided by another
-process, keep their edges (bounded memory; a restart forgets the window).
+again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``); a page whose
+edges a re-decision changed counts as just decided (``touch``), as its status may flip back.
+
+A page's age is counted in its own host's pages, as only they change the evidence it was decided
+with, plus the pages decided since its host's last one (a host that stopped growing has nothing
+left to tell its pages). Over ``capacity`` pages the oldest page leaves (the globally oldest among
+equals): a host crawled section by section beside busier ones keeps its pages as long as its own
+growth, not theirs, allows. Pages out of the window, or decided by another process, keep their
+edges (bounded memory; a restart forgets the window).
 """
 
 from __future__ import annotations
@@ -24,8 +31,10 @@ from rankcrawl.pipelines.pagefacts import PageFacts, label_keys
 from rankcrawl.pipelines.sitedecide import PageKeys
 from rankcrawl.pipelines.sitestate import page_key
 
-RECHECK_GROWTH = 2.0
-"""A template status confirmed at host size n is asked again once the host has this many times n pages."""
+RECHECK_GROWTH = 1.25
+"""A template status confirmed at host size n is asked again once the host has this many times n pages
+(soon enough that the pages holding the key are still in the window when a crawl that fetched one
+section of a site first — the English module pages of a manual in eight languages — moves on)."""
 MAX_RECHECK = 256
 """Stale template keys asked for with one page at most."""
 TARGETS_KEPT = 20_000
@@ -71,6 +80,9 @@ class RecentPages:
     def __init__(self, capacity: int = 1000, targets_kept: int = TARGETS_KEPT) -> None:
         self.capacity, self.targets_kept = capacity, targets_kept
         self.pages: OrderedDict[str, Remembered] = OrderedDict()
+        self.decided: dict[str, int] = {}  # host → its pages decided here since it last had none in the window
+        self.at: dict[str, OrderedDict[str, tuple[int, int]]] = {}  # host → its pages → (decided[host], clock) when added
+        self.clock = 0  # pages decided here
         self.by_key: dict[tuple[str, int], set[str]] = {}
         self.status: dict[tuple[str, int], bool] = {}
         self.warm: set[str] = set()
@@ -105,8 +117,9 @@ class RecentPages:
             self.by_key.setdefault((page.host, k), set()).add(url)
             if self.status.setdefault((page.host, k), statuses.get(k, False)):
                 self.confirmed.setdefault(page.host, {}).setdefault(k, self.host_n.get(page.host, 0.0))
+        self._stamp(page.host, url)
         while len(self.pages) > self.capacity:
-            self._drop(next(iter(self.pages)))
+            self._drop(self._oldest())
 
     def cold_keys(self, host: str, exclude: np.ndarray) -> np.ndarray:
         """Keys and region keys of this host's pages decided cold, not in ``exclude`` (asked for with
@@ -151,6 +164,35 @@ class RecentPages:
                 mine.pop(k, None)
         return dirty
 
+    def touch(self, url: str) -> None:
+        """Count ``url`` (re-decided, its edges changed) as decided now."""
+        page = self.pages.get(url)
+        if page is not None:
+            self.pages.move_to_end(url)
+            self._stamp(page.host, url, new=False)
+
+    def age(self, url: str) -> int:
+        """Pages of ``url``'s host decided here since ``url`` (or its last ``touch``), plus pages of other
+        hosts decided since its host's last one (a host that stopped growing ages with the crawl)."""
+        mine = self.at[self.pages[url].host]
+        seq, _ = mine[url]
+        last_seq, last_clock = next(reversed(mine.values()))
+        return last_seq - seq + self.clock - last_clock
+
+    def _stamp(self, host: str, url: str, new: bool = True) -> None:
+        self.decided[host] = self.decided.get(host, 0) + new
+        self.clock += new
+        mine = self.at.setdefault(host, OrderedDict())
+        mine[url] = (self.decided[host], self.clock)
+        mine.move_to_end(url)
+
+    def _oldest(self) -> str:
+        """The remembered page of the largest ``age`` (the globally oldest among equals): the oldest
+        page of one host (one candidate per host with pages in the window)."""
+        firsts = [next(iter(m.items())) for m in self.at.values()]
+        url, _ = max(firsts, key=lambda f: (self.age(f[0]), -f[1][1]))
+        return url
+
     def is_template(self, host: str, k: int) -> bool:
         return self.status.get((host, k), False)
 
@@ -160,6 +202,10 @@ class RecentPages:
 
     def _drop(self, url: str) -> None:
         page = self.pages.pop(url)
+        mine = self.at[page.host]
+        del mine[url]
+        if not mine:
+            del self.at[page.host], self.decided[page.host]
         for k in self._keys(page):
             key = (page.host, k)
             owners = self.by_key.get(key)

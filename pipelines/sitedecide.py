@@ -10,9 +10,11 @@ fingerprints, Oliveira's recurring link-list class).
 
 Links: a link in a template pagelet or a template block never counts (scopes
 ``content``/``non-template``), nor a link of a recurring link-list class outside the host's main
-region (a "related" box in the sidebar), nor, inside it, a link that recurs in its class: a "See
-also" list or a table of contents sits in the same place on every page of a host while its links
-differ from page to page (content); a menu's links recur (template).
+region (a "related" box in the sidebar), nor, inside it, a link that recurs in its class when most
+of its list's links do: a "See also" list or a table of contents sits in the same place on every
+page of a host while its links differ from page to page (content, the one entry it repeats on
+every page too — the unit of a template is the list, Bar-Yossef's pagelet); a menu's links recur
+(template, one entry that differs — the current page — aside).
 
 On a warm host the site evidence also decides for the links inside the page's main region: a link
 list there that is not a template of its host — a table of contents, an index, a listing — is
@@ -53,6 +55,8 @@ from rankcrawl.pipelines.pagefacts import PageFacts, label_key, label_keys
 from rankcrawl.pipelines.sitestate import typed_keys
 
 REGION_SHARE = 0.3
+MENU_SHARE = 0.5
+"""Share of a link list's links that recur in its class from which the list is a menu (template)."""
 
 MAX_KEYS = 1024
 """Keys counted per page at most (document order); later ones are judged by the page alone."""
@@ -153,6 +157,19 @@ def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = Fal
     return list(edges.items())
 
 
+def menu_links(recurring: np.ndarray, listed: np.ndarray, pagelet: np.ndarray) -> np.ndarray:
+    """Per link: it is listed (``lt`` key) in a link list (pagelet) at least MENU_SHARE of whose
+    listed links ``recurring`` in its class: a menu, not a page's own list with a recurring entry."""
+    out = np.zeros(len(pagelet), dtype=bool)
+    mine = listed & (pagelet >= 0)
+    if not mine.any():
+        return out
+    owner = pagelet[mine]
+    listed_in = np.bincount(owner)
+    out[np.flatnonzero(mine)] = np.bincount(owner, recurring[mine], len(listed_in))[owner] >= MENU_SHARE * listed_in[owner]
+    return out
+
+
 def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray, ll: np.ndarray) -> np.ndarray:
     """``content`` with every link of a link-list class (pagelets sharing one DOM label, ``ll``) that
     is no template and whose links are mostly content: the lists of one index get one decision."""
@@ -193,7 +210,8 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
             in_class &= (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 0
         in_template |= in_class
     if len(keys.lt) == n:
-        in_template |= (keys.lt != 0) & np.isin(keys.lt, tmpl)
+        recurring = (keys.lt != 0) & np.isin(keys.lt, tmpl)
+        in_template |= recurring & menu_links(recurring, keys.lt != 0, pagelet)
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]
     content = np.asarray(f.link_content, dtype=bool).reshape(n)

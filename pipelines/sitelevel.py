@@ -239,6 +239,7 @@ class SiteAnalyzer:
         p.cold = not warm
         if d.edges != p.edges:
             p.edges = d.edges
+            self.recent.touch(url)
             self._queue(url, d.edges)
 
     def _queue(self, url: str, edges: Edges) -> None:

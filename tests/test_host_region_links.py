@@ -1,5 +1,6 @@
 """Site evidence inside the host's main region: a list class that recurs with different links is
-content, a link the per-page classifier rejects there counts, recurring links and sidebars do not."""
+content (its one entry that recurs too), a link the per-page classifier rejects there counts, a
+menu's recurring links and sidebars do not."""
 
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
@@ -13,14 +14,19 @@ def word(i: int, j: int) -> str:
     return "".join(chr(97 + (x % 26)) for x in (i, j, i * 7 + j, j * 3 + 5, i + 11))
 
 
+MENU = "".join(f'<li><a href="/{s}.html">{s} chapter</a></li>' for s in ("intro", "config", "modules", "glossary"))
+
+
 def module_page(i: int) -> tuple[str, str]:
-    """A reference page: prose, a short note with a cross-reference, and a "See also" list whose
-    links differ from page to page but for one (the index, on every page); a sidebar with a link
-    of its own; the site's navigation."""
+    """A reference page: a chapter menu (the same links on every page but the current section's),
+    prose, a short note with a cross-reference, and a "See also" list whose links differ from page
+    to page but for one (the index, on every page); a sidebar with a link of its own; the site's
+    navigation."""
     prose = " ".join(word(i, j) for j in range(60))
     see_also = "".join(f'<li><a href="/mod/{(i + k) % 40}.html">module {word(i + k, 7)}</a></li>' for k in (1, 2, 3))
     html = (f"<html><head><title>Module {i}</title></head><body><header><ul>{NAV}</ul></header>"
-            f"<main><h1>Module {word(i, 99)}</h1><p>{prose}.</p>"
+            f'<main><ul class="menu">{MENU}<li><a href="/section/{i}.html">section {word(i, 3)}</a></li></ul>'
+            f"<h1>Module {word(i, 99)}</h1><p>{prose}.</p>"
             f'<p class="note">Short note: see <a href="/topic/{i}.html">topic {word(i, 5)}</a>.</p>'
             f'<ul class="seealso">{see_also}<li><a href="/mod/index.html">all modules</a></li></ul></main>'
             f'<aside><p>Sponsored: <a href="/ad/{i}.html">offer {word(i, 8)}</a>.</p></aside></body></html>')
@@ -42,11 +48,12 @@ def decisions(r, n: int = 8):
     return out
 
 
-def test_see_also_lists_keep_their_links_and_the_recurring_one_is_template(r):
+def test_see_also_lists_keep_their_links_and_their_recurring_one_a_menu_does_not(r):
     last = decisions(r)[-1]
     targets = {t for t, _ in last.edges}
     assert {f"{HOST}/mod/{k}.html" for k in (8, 9, 10)} <= targets
-    assert f"{HOST}/mod/index.html" not in targets  # in the same list class on every page: template
+    assert f"{HOST}/mod/index.html" in targets  # recurs, but in a list whose other links differ: content
+    assert not targets & {f"{HOST}/{s}.html" for s in ("intro", "config", "modules", "glossary")}  # the menu's
     assert not targets & {f"{HOST}/{s}.html" for s in ("install", "usage", "api", "faq")}
 
 
