@@ -126,7 +126,7 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
 
     Levels: theta starts at max|res|/step and falls by ``step`` per level, never below the value
     at which every page under it guarantees the bound; a level ends when no segment is active,
-    then an exact pass over res decides. ``drift[s]`` accumulates Σ|Δy| of segment s."""
+    then an exact pass over res decides. Once sweeping, each round is one plain Gauss–Seidel sweep. ``drift[s]`` accumulates Σ|Δy| of segment s."""
     n = y.shape[0]
     factor = 0.5 * (1.0 - alpha)
     acc = np.zeros(3)
@@ -143,14 +143,12 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
         bound = np.inf if ysum <= 0 else total / (factor * ysum)
         if bound <= tol or rounds >= max_rounds:
             return rounds, bound, acc[0], acc[1]
-        theta = max(theta, tol * factor * ysum / n)
-        if sweeping:  # the level's pages in order; the next level once a sweep finds none above theta
-            before = acc[1]
-            _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, theta, y, res, drift, acc)
+        floor = tol * factor * ysum / n  # every |res_u| ≤ floor proves (bound) ≤ tol
+        if sweeping:  # plain Gauss–Seidel: every page above the floor, in order
+            _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, floor, y, res, drift, acc)
             rounds += 1
-            if acc[1] == before:
-                theta /= step
             continue
+        theta = max(theta, floor)
         level_pages = acc[1]
         _activate(seg_lo, seg_hi, res, theta, active)
         while rounds < max_rounds:
