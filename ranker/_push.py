@@ -14,8 +14,11 @@ a segment is active while one of its pages holds |res| > theta. Rounds sweep the
 segments in order; theta falls by THETA_STEP per level, down to the value at which the bound
 is guaranteed, so large residuals (what a change introduced) are pushed first and segments the
 change never reached are never touched. Once a level has pushed at least GLOBAL_SHARE of the
-pages, the residual is everywhere and thresholds only cost: the solve finishes with plain
-Gauss–Seidel sweeps (every page with a residual, in order), checking the bound after each.
+pages, the residual is everywhere: the solve finishes with Gauss–Seidel sweeps (every page above
+theta, in order), checking the bound after each. From a cold start (y = 0) theta only costs
+there (a branch per page, more rounds): the sweeps are plain, every page above the floor that
+guarantees the bound; from a warm start they keep falling by levels, so hosts a change barely
+reached stay untouched (and unpublished).
 """
 
 from __future__ import annotations
@@ -126,7 +129,7 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
 
     Levels: theta starts at max|res|/step and falls by ``step`` per level, never below the value
     at which every page under it guarantees the bound; a level ends when no segment is active,
-    then an exact pass over res decides. Once sweeping, each round is one plain Gauss–Seidel sweep. ``drift[s]`` accumulates Σ|Δy| of segment s."""
+    then an exact pass over res decides. ``drift[s]`` accumulates Σ|Δy| of segment s."""
     n = y.shape[0]
     factor = 0.5 * (1.0 - alpha)
     acc = np.zeros(3)
@@ -137,6 +140,7 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
     for i in range(n):
         theta = max(theta, abs(res[i]))
     theta /= step
+    cold = not y.any()  # y = 0: the residual is v, everywhere
     sweeping = False
     while True:
         total, ysum = _totals(res, y)
@@ -144,11 +148,15 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
         if bound <= tol or rounds >= max_rounds:
             return rounds, bound, acc[0], acc[1]
         floor = tol * factor * ysum / n  # every |res_u| ≤ floor proves (bound) ≤ tol
-        if sweeping:  # plain Gauss–Seidel: every page above the floor, in order
-            _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, floor, y, res, drift, acc)
-            rounds += 1
-            continue
         theta = max(theta, floor)
+        if sweeping:  # the level's pages in order; the next level once a sweep finds none above theta
+            before = acc[1]
+            _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, floor if cold else theta, y, res,
+                   drift, acc)
+            rounds += 1
+            if acc[1] == before:
+                theta /= step
+            continue
         level_pages = acc[1]
         _activate(seg_lo, seg_hi, res, theta, active)
         while rounds < max_rounds:

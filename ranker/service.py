@@ -18,13 +18,11 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import redis
 
-from rankcrawl.ranker.livegraph import LiveGraph, warm_up
-from rankcrawl.ranker.pagerank import check_parameters, solve
 from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
@@ -33,10 +31,16 @@ from rankcrawl.ranker.store.hostedges import assemble_packed
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 
+if TYPE_CHECKING:
+    from rankcrawl.ranker.livegraph import LiveGraph
+
 log = logging.getLogger("rankcrawl.ranker")
 
 MAX_ROUNDS = 100_000
-SOLVE_SHARE = 0.5  # a warm epoch solves to this share of tol; the rest lets unmoved hosts stay unpublished
+SOLVE_SHARE = 0.5
+"""Every epoch solves to this share of tol: in a warm epoch the rest lets unmoved hosts stay
+unpublished; a cold epoch's residual so starts the next epochs within their own target, and their
+pushes stay where changes put residual."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,15 @@ class SolveReport:
         return self.error_bound
 
 
+def load_solver(alpha: float) -> None:
+    """Import the solver (numba) and load its compiled kernels: the service runs this while the
+    graph is read, so neither waits for the other."""
+    from rankcrawl.ranker.livegraph import warm_up
+    from rankcrawl.ranker.pagerank import solve  # noqa: F401 - the partitioned cold solve's module, imported here
+
+    warm_up(alpha)
+
+
 class RankerService:
     """Keeps ranks in Redis current with the graph store."""
 
@@ -83,11 +96,12 @@ class RankerService:
         top_k: int = TOP_K,
         duty: float = 1.0,
     ) -> None:
-        check_parameters(alpha, tol, 1)
+        if not 0 < alpha < 1:
+            raise ValueError("alpha must be between 0 and 1")
+        if not tol > 0:
+            raise ValueError("tol must be positive")
         if not 0 < duty <= 1:
             raise ValueError("duty must be in (0, 1]")
-        if not 0 < alpha:
-            raise ValueError("alpha must be between 0 and 1")
         if partitions < 1:
             raise ValueError("partitions must be at least 1")
         if interim_tol is not None and interim_tol < tol:
@@ -121,7 +135,10 @@ class RankerService:
 
     def _load(self) -> int:
         """Cold: every host, seeded with the published epoch's scores (residual recomputed exactly)."""
-        packed = self.store.load_packed(self.store.all_host_ids(), meanwhile=lambda: warm_up(self.alpha))
+        packed = self.store.load_packed(self.store.all_host_ids(), meanwhile=lambda: load_solver(self.alpha))
+        from rankcrawl.ranker.livegraph import LiveGraph
+        from rankcrawl.ranker.pagerank import solve
+
         state = current(self.store)
         vectors = load_vectors(self.store, state.epoch) if state else None
         if vectors or self.partitions == 1:
@@ -208,9 +225,8 @@ class RankerService:
             self.progress.loaded(len(graph.index), graph.n, edges, reloaded)
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
-            partial = bool(self._published_sum) and not self.publisher.full_publish_needed()
             with self.progress.solving():
-                state = graph.push(tol * SOLVE_SHARE if partial else tol, MAX_ROUNDS)
+                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS)
             solve_s = time.perf_counter() - solve_started + self._seed_seconds
             self._seed_seconds = 0.0
             if state.bound > tol:

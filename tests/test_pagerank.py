@@ -157,7 +157,8 @@ def test_warm_start_after_new_hosts_needs_fewer_iterations() -> None:
     x0 = np.concatenate([before.r, np.full(n_new, 1.0 / grown.n_pages)])  # new pages: teleport share
     cold, warm = pagerank(grown, tol=1e-12), pagerank(grown, tol=1e-12, x0=x0)
     assert l1(warm.r, cold.r) <= 1e-10
-    assert warm.iterations < cold.iterations
+    # work, not rounds: a cold solve's rounds are whole Gauss–Seidel sweeps, a warm one's mostly partial
+    assert warm.sweep_equivalents < cold.sweep_equivalents
     old_parts = pagerank(old, partitions=3).assignment
     kept = assign_partitions(np.diff(grown.host_offsets), 3, previous=old_parts)
     warm_parts = pagerank(grown, tol=1e-12, x0=x0, partitions=kept)
