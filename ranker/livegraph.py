@@ -388,7 +388,8 @@ class LiveGraph:
         drift = np.zeros(len(lo))
         rounds, bound, edges, pages = _push.push_solve(
             lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
-            self.alpha, self.y[:n], self.res[:n], tol, max_rounds, active, drift, _push.THETA_STEP)
+            self.alpha, self.y[:n], self.res[:n], tol, max_rounds, active, drift, _push.THETA_STEP,
+            _push.OMEGA)
         touched = np.flatnonzero(drift)
         for s in touched.tolist():
             hid = self.segments[s][0]

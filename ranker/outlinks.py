@@ -95,5 +95,6 @@ class OutLinks:
         drift = np.zeros(len(self.seg_lo))
         rounds, bound, edges, pages = _push.push_solve(
             self.seg_lo, self.seg_hi, self.seg_of, self.start, self.count, self.dst, self.weight, self.inv_out,
-            alpha, y, res, tol, max_rounds, active, drift, _push.THETA_STEP)
+            alpha, y, res, tol, max_rounds, active, drift, _push.THETA_STEP,
+            _push.OMEGA)
         return PushState(int(rounds), float(bound), float(edges), float(pages), int((drift > 0).sum()))

@@ -6,7 +6,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from rankcrawl.ranker import _push
 from rankcrawl.ranker.inlink_csr import build_links
+from rankcrawl.ranker.outlinks import OutLinks
 from rankcrawl.ranker.pagerank import solve as pagerank
 from rankcrawl.ranker.partitions import assign_partitions
 from rankcrawl.ranker.store.hostgraph import HostGraph
@@ -303,3 +305,21 @@ def reference_without(graph: HostGraph, excluded: np.ndarray) -> np.ndarray:
     for k, x in ranks.items():
         out[k] = x
     return out
+
+
+@pytest.mark.parametrize("omega", [1.0, 1.1, 1.9])
+def test_cold_sweeps_over_relaxed_keep_the_residual_exact_and_drop_an_omega_that_stalls(omega: float) -> None:
+    graph = host_graph(3, n_hosts=40)
+    links = OutLinks.from_graph(graph)
+    n = graph.n_pages
+    v = np.full(n, 1.0 / n)
+    y, res = np.zeros(n), v.copy()
+    active, drift = np.zeros(len(links.seg_lo), np.uint8), np.zeros(len(links.seg_lo))
+    _, bound, _, _ = _push.push_solve(links.seg_lo, links.seg_hi, links.seg_of, links.start, links.count, links.dst,
+                                      links.weight, links.inv_out, ALPHA, y, res, 1e-12, 10_000, active, drift,
+                                      _push.THETA_STEP, omega)
+    assert bound <= 1e-12  # omega = 1.9 diverges unless the solve drops it
+    exact = np.empty(n)
+    links.residual(v, ALPHA, y, exact)
+    assert np.abs(exact - res).max() <= 1e-15
+    assert l1(y / y.sum(), reference(graph)) <= 1e-9
