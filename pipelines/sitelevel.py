@@ -221,9 +221,9 @@ class SiteAnalyzer:
         changed: set[str] = set()
         if self.lexical is None:
             return changed
-        vectored = [p for p in waiting if p.vector]
-        keeps = self.lexical.weights_to([p.vector for p in vectored if p.vector], vector, df, n_docs)
-        for p, keep in zip(vectored, keeps):
+        vectored = [(p, p.vector) for p in waiting if p.vector]
+        keeps = self.lexical.weights_to([v for _, v in vectored], vector, df, n_docs)
+        for (p, _), keep in zip(vectored, keeps):
             for j, (url, ok) in enumerate(zip(p.facts.links, candidates(p.facts, self.scope))):
                 if url == target and ok and p.weights[j] != keep:
                     p.weights[j] = keep
