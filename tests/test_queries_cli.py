@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from click.testing import CliRunner
 
@@ -136,3 +138,11 @@ def test_crawler_lookups_are_cached_per_epoch(r):
     store.put_pages([PageRecord("http://b.org/", [])])
     service.solve_once()
     assert slow.page_rank("http://b.org/") == value  # within `refresh`, the cached epoch is used
+
+
+def test_ranker_once_leaves_the_cyclic_collector_on_in_a_host_process(imported, redis_url):
+    assert run("ranker", "--once", "--redis-url", redis_url).exit_code == 0
+    assert gc.isenabled()
+    empty = run("ranker", "--once", "--redis-url", redis_url, "--key-prefix", "nothing:")
+    assert empty.exit_code == 1 and "the graph is empty" in empty.stderr
+    assert gc.isenabled()  # also when the epoch fails
