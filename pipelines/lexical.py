@@ -41,10 +41,18 @@ def stand_in(anchor: str, block_terms: list[str]) -> dict[str, dict[str, int]]:
     return {"title": dict(Counter(terms(anchor))), "first": {}, "rest": dict(Counter(block_terms))}
 
 
-def tfidf(tf: Mapping[str, int], df: Mapping[str, int], n_docs: int) -> dict[str, float]:
-    """The top-M TF-IDF vector (Eq. 1) of one position; unseen terms count as DF 1."""
+def tfidf(tf: Mapping[str, int], df: Mapping[str, int], n_docs: int,
+          idf: dict[str, float] | None = None) -> dict[str, float]:
+    """The top-M TF-IDF vector (Eq. 1) of one position; unseen terms count as DF 1. ``idf`` caches
+    log((N + 1)/|D(w)|) per term across the calls of one ``df``."""
     n = max(n_docs, 1)
-    scored = {t: f * math.log((n + 1) / df.get(t, 1)) for t, f in tf.items()}
+    cache: dict[str, float] = {} if idf is None else idf
+    scored = {}
+    for t, f in tf.items():
+        w = cache.get(t)
+        if w is None:
+            w = cache[t] = math.log((n + 1) / df.get(t, 1))
+        scored[t] = f * w
     return dict(sorted(scored.items(), key=lambda kv: -kv[1])[:M])
 
 
@@ -55,15 +63,26 @@ def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     return dot / (na * nb) if na and nb else 0.0
 
 
-def similarity(p: Mapping[str, Mapping[str, int]], q: Mapping[str, Mapping[str, int]],
-               df: Mapping[str, int], n_docs: int) -> float:
-    """sim(P, Q), Eq. 4."""
+def weighted(v: Mapping[str, Mapping[str, int]], df: Mapping[str, int], n_docs: int,
+             idf: dict[str, float] | None = None) -> dict[str, dict[str, float]]:
+    """The page's top-M TF-IDF vector per position (compute once, compare with many pages)."""
+    return {pos: tfidf(v.get(pos, {}), df, n_docs, idf) for pos in POSITIONS}
+
+
+def weighted_similarity(p: Mapping[str, Mapping[str, float]], q: Mapping[str, Mapping[str, float]]) -> float:
+    """sim(P, Q), Eq. 4, of two ``weighted`` vectors."""
     total = 0.0
     for pos in POSITIONS:
-        s = cosine(tfidf(p.get(pos, {}), df, n_docs), tfidf(q.get(pos, {}), df, n_docs))
+        s = cosine(p[pos], q[pos])
         f = s / (s + 1) if pos == "title" else 1.0
         total += LAMBDA[pos] * f * s
     return total
+
+
+def similarity(p: Mapping[str, Mapping[str, int]], q: Mapping[str, Mapping[str, int]],
+               df: Mapping[str, int], n_docs: int) -> float:
+    """sim(P, Q), Eq. 4."""
+    return weighted_similarity(weighted(p, df, n_docs), weighted(q, df, n_docs))
 
 
 def vocabulary(tfs: Mapping[str, Mapping[str, int]]) -> set[str]:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rankcrawl.pipelines.blockclasses import BETA
-from rankcrawl.pipelines.lexical import similarity, stand_in, vocabulary
+from rankcrawl.pipelines.lexical import stand_in, vocabulary, weighted, weighted_similarity
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitestate import mix64, typed_keys
 
@@ -107,9 +107,21 @@ class LexicalWeights:
                 n_docs: int) -> list[float | None]:
         """1.0 for links whose similarity exceeds alpha, None otherwise (and for non-candidates)."""
         out: list[float | None] = [None] * n_links
+        idf: dict[str, float] = {}
+        pw = weighted(p, df, n_docs, idf)
         for j, (q, _) in targets.items():
-            out[j] = 1.0 if similarity(p, q, df, n_docs) > self.alpha else None
+            out[j] = self.kept(pw, weighted(q, df, n_docs, idf))
         return out
+
+    def weights_to(self, pages: list[Vector], q: Vector, df: dict[str, int], n_docs: int) -> list[float | None]:
+        """Per page of ``pages``: the weight of its link to the page whose vector is ``q``."""
+        idf: dict[str, float] = {}
+        qw = weighted(q, df, n_docs, idf)
+        return [self.kept(weighted(p, df, n_docs, idf), qw) for p in pages]
+
+    def kept(self, p: dict[str, dict[str, float]], q: dict[str, dict[str, float]]) -> float | None:
+        """1.0 if the ``weighted`` vectors' similarity exceeds alpha, else None."""
+        return 1.0 if weighted_similarity(p, q) > self.alpha else None
 
     def keep(self, url: str, v: Vector) -> None:
         self.vectors[url] = v

@@ -80,10 +80,17 @@ class PageKeys:
 
     def distinct(self) -> np.ndarray:
         """The distinct keys to count, at most MAX_KEYS: pagelets', blocks', then links' (document order)."""
-        allk = np.concatenate([self.sh, self.ll, self.fp, self.lt])
-        allk = allk[allk != 0]
-        _, first = np.unique(allk, return_index=True)
-        return allk[np.sort(first)][:MAX_KEYS]
+        allk = np.concatenate([self.sh, self.ll, self.fp, self.lt]).tolist()
+        return np.array(list(dict.fromkeys(k for k in allk if k))[:MAX_KEYS], dtype=np.uint64)
+
+    def statuses(self, is_template: Callable[[int], bool]) -> Callable[[np.ndarray], np.ndarray]:
+        """Per key of an array: is it one of the ``distinct`` keys that ``is_template`` says is template."""
+        status = {k: is_template(k) for k in self.distinct().tolist()}
+
+        def of(a: np.ndarray) -> np.ndarray:
+            return np.fromiter((status.get(k, False) for k in a.tolist()), dtype=bool, count=len(a))
+
+        return of
 
 
 def list_link_keys(f: PageFacts) -> np.ndarray:
@@ -195,10 +202,8 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
     ``canonical_links``: the sorted 63-bit hashes (``pagefacts.label_key``) of the link targets of a
     near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
-    tmpl = np.array([k for k in keys.distinct() if is_template(int(k))] if warm else [], dtype=np.uint64)
-    t_blocks = np.isin(keys.fp, tmpl)
-    t_pagelets = np.isin(keys.sh, tmpl)
-    t_classes = np.isin(keys.ll, tmpl)
+    template = keys.statuses(is_template) if warm else lambda a: np.zeros(len(a), dtype=bool)
+    t_blocks, t_pagelets, t_classes = template(keys.fp), template(keys.sh), template(keys.ll)
     pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
     block = np.asarray(f.link_block, dtype=np.int64)
     in_template = np.zeros(n, dtype=bool)
@@ -210,7 +215,7 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
             in_class &= (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 0
         in_template |= in_class
     if len(keys.lt) == n:
-        recurring = (keys.lt != 0) & np.isin(keys.lt, tmpl)
+        recurring = template(keys.lt)
         in_template |= recurring & menu_links(recurring, keys.lt != 0, pagelet)
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]

@@ -209,22 +209,27 @@ class SiteAnalyzer:
         pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
         self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
                                    pending, canonical_links, host_region), statuses)
-        for p in waiting:
-            self._reweigh(p, f.url, vector, reply.df, reply.df_n)
-        for url in sorted(dirty - {f.url}):
+        reweighed = self._reweigh(waiting, f.url, vector, reply.df, reply.df_n) if waiting else set()
+        for url in sorted((dirty | reweighed) - {f.url}):
             self._redecide(url, cold_counts, region_floor)
         return d
 
-    def _reweigh(self, p: Remembered, target: str, vector: Any, df: dict[str, int], n_docs: int) -> None:
-        """Re-weigh ``p``'s links to ``target`` with the target's own vector (lexical)."""
-        if self.lexical is None or p.vector is None:
-            return
-        keep = self.lexical.weights(p.vector, {0: (vector, False)}, 1, df, n_docs)[0]
-        for j, (url, ok) in enumerate(zip(p.facts.links, candidates(p.facts, self.scope))):
-            if url == target and ok:
-                p.weights[j] = keep
-        p.pending.discard(target)
-        self._redecide(p.facts.url)
+    def _reweigh(self, waiting: list[Remembered], target: str, vector: Any, df: dict[str, int],
+                 n_docs: int) -> set[str]:
+        """Re-weigh the ``waiting`` pages' links to ``target`` with the target's own vector (lexical);
+        the pages whose weights changed (to be re-decided)."""
+        changed: set[str] = set()
+        if self.lexical is None:
+            return changed
+        vectored = [(p, p.vector) for p in waiting if p.vector]
+        keeps = self.lexical.weights_to([v for _, v in vectored], vector, df, n_docs)
+        for (p, _), keep in zip(vectored, keeps):
+            for j, (url, ok) in enumerate(zip(p.facts.links, candidates(p.facts, self.scope))):
+                if url == target and ok and p.weights[j] != keep:
+                    p.weights[j] = keep
+                    changed.add(p.facts.url)
+            p.pending.discard(target)
+        return changed
 
     def _redecide(self, url: str, counts: dict[int, int] | None = None, region_floor: float = 0.0) -> None:
         """Decide a remembered page again; a page decided cold gets its main region from ``counts``."""
