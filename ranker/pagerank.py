@@ -22,6 +22,7 @@ import numpy as np
 from rankcrawl.ranker import _gauss_seidel
 from rankcrawl.ranker.inlink_csr import build_links
 from rankcrawl.ranker.outlinks import OutLinks
+from rankcrawl.ranker.parameters import check_parameters
 from rankcrawl.ranker.partitions import assign_partitions
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
@@ -55,15 +56,6 @@ class PageRankResult:
     @property
     def bytes_per_link(self) -> float:
         return self.solver_bytes / max(self.links, 1)
-
-
-def check_parameters(alpha: float, tol: float, max_iter: int) -> None:
-    if not 0 <= alpha < 1:
-        raise ValueError("alpha must be in [0, 1)")
-    if not tol > 0:
-        raise ValueError("tol must be positive")
-    if max_iter < 1:
-        raise ValueError("max_iter must be at least 1")
 
 
 def probability(x: np.ndarray | None, n: int, name: str) -> np.ndarray | None:

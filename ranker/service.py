@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import redis
 
+from rankcrawl.ranker.parameters import check_parameters
 from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
@@ -96,10 +97,7 @@ class RankerService:
         top_k: int = TOP_K,
         duty: float = 1.0,
     ) -> None:
-        if not 0 < alpha < 1:
-            raise ValueError("alpha must be between 0 and 1")
-        if not tol > 0:
-            raise ValueError("tol must be positive")
+        check_parameters(alpha, tol)
         if not 0 < duty <= 1:
             raise ValueError("duty must be in (0, 1]")
         if partitions < 1:
