@@ -100,6 +100,8 @@ class RankerService:
         check_parameters(alpha, tol)
         if not 0 < duty <= 1:
             raise ValueError("duty must be in (0, 1]")
+        if not 0 < alpha:
+            raise ValueError("alpha must be between 0 and 1")
         if partitions < 1:
             raise ValueError("partitions must be at least 1")
         if interim_tol is not None and interim_tol < tol:
