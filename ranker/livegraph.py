@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from rankcrawl.ranker import _delta, _push
+from rankcrawl.ranker import _blocks, _delta, _push
 from rankcrawl.ranker.hostindex import HostIndex
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges
@@ -39,14 +39,16 @@ def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
 
 
 def warm_up(alpha: float) -> None:
-    """Load the compiled kernels of a cold epoch (build and push) from numba's cache on a two-page
-    graph, so that cost can overlap the reads of the real graph (``GraphStore.load_packed``)."""
+    """Load the compiled kernels of a cold epoch (build, push, block sweeps) from numba's cache on
+    two-page graphs, so that cost can overlap the reads of the real graph (``GraphStore.load_packed``)."""
     edges = HostEdges(2, np.array([0, 1], np.uint32), np.zeros(2, np.uint32), np.array([1, 0], np.uint32),
                       np.ones(2, np.float32))
     graph = LiveGraph.build({0: edges}, alpha)
-    LiveGraph.from_packed(pack({0: edges}), alpha)
     graph.push(1e-3, 10)
     graph.reset_residual()
+    one = np.zeros(1, np.uint32)
+    hosts = {h: HostEdges(1, one, one + 1 - h, one, np.ones(1, np.float32)) for h in (0, 1)}
+    LiveGraph.from_packed(pack(hosts), alpha).push(1e-3, 10, threads=2)
 
 
 class LiveGraph:
@@ -166,6 +168,11 @@ class LiveGraph:
             self._seg_arrays = (np.array([s[1] for s in self.segments], dtype=np.int64),
                                 np.array([s[2] for s in self.segments], dtype=np.int64))
         return self._seg_arrays
+
+    def _in_order(self) -> bool:
+        """True when the segments, in order, cover the pages 0..n-1 (so blocks of them are page ranges)."""
+        lo, hi = self._segments()
+        return len(lo) > 1 and int(lo[0]) == 0 and int(hi[-1]) == self.n and bool(np.all(lo[1:] == hi[:-1]))
 
     def _pages(self, n_new: int) -> int:
         """Room for ``n_new`` more pages; returns the first new page number."""
@@ -365,31 +372,27 @@ class LiveGraph:
             self.res[fresh_all] = 0.0
 
     # -- solving ----------------------------------------------------------------------------
-    def seed(self, r: np.ndarray) -> None:
-        """y from a rank vector r (graph order, sums to 1) scaled to this system, residual recomputed."""
-        n = self.n
-        v = self.teleport()
-        dangling = r[self.inv_out[:n] == 0].sum()
-        self.y[:n] = r * v.sum() / (1.0 - self.alpha + self.alpha * dangling)
-        _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], v,
-                       self.alpha, self.y[:n], self.res[:n])
-
     def reset_residual(self) -> None:
         """res = v + alpha·Pᵀy − y exactly (after y was set from a published epoch)."""
         n = self.n
         _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], self.teleport(),
                        self.alpha, self.y[:n], self.res[:n])
 
-    def push(self, tol: float, max_rounds: int) -> PushState:
-        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``."""
+    def push(self, tol: float, max_rounds: int, threads: int = 1) -> PushState:
+        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``. A cold solve
+        (y = 0) with its segments in page order (as built) sweeps on ``threads`` threads (``_blocks``)."""
         n = self.n
         lo, hi = self._segments()
-        active = np.zeros(len(lo), dtype=np.uint8)
         drift = np.zeros(len(lo))
-        rounds, bound, edges, pages = _push.push_solve(
-            lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
-            self.alpha, self.y[:n], self.res[:n], tol, max_rounds, active, drift, _push.THETA_STEP,
-            _push.OMEGA)
+        if threads > 1 and self._in_order() and not self.y[:n].any():
+            rounds, bound, edges, pages = _blocks.block_solve(
+                lo, hi, self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], self.alpha,
+                self.y[:n], self.res[:n], tol, max_rounds, drift, threads)
+        else:
+            rounds, bound, edges, pages = _push.push_solve(
+                lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
+                self.alpha, self.y[:n], self.res[:n], tol, max_rounds, np.zeros(len(lo), dtype=np.uint8), drift,
+                _push.THETA_STEP, _push.OMEGA)
         touched = np.flatnonzero(drift)
         for s in touched.tolist():
             hid = self.segments[s][0]
