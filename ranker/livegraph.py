@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from rankcrawl.ranker import _blocks, _delta, _push
+from rankcrawl.ranker import _blocks, _csr, _delta, _push
 from rankcrawl.ranker.hostindex import HostIndex
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges
-from rankcrawl.ranker.store.hostedges import Packed, assemble_packed, layout, pack
+from rankcrawl.ranker.store.hostedges import EDGE, HEAD, Packed, assemble_packed, pack
 from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.ranker.store.outpack import decode
 
 GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
 COMPACT_AT = 0.1  # compact the link arrays when this share of their slots is garbage
@@ -46,9 +47,11 @@ def warm_up(alpha: float) -> None:
     graph = LiveGraph.build({0: edges}, alpha)
     graph.push(1e-3, 10)
     graph.reset_residual()
-    one = np.zeros(1, np.uint32)
-    hosts = {h: HostEdges(1, one, one + 1 - h, one, np.ones(1, np.float32)) for h in (0, 1)}
-    LiveGraph.from_packed(pack(hosts), alpha).push(1e-3, 10, threads=2)
+    head = np.array([(0, EDGE.itemsize)], dtype=HEAD).tobytes()
+    packs = [b"\1\0\0\0" + head + np.array([(1 - h, 0, 1.0)], dtype=EDGE).tobytes() for h in (0, 1)]
+    ones, zeros = np.ones(2, "<u4").tobytes(), np.zeros(2, "<u4").tobytes()
+    loaded = decode([0, 1], packs, [[ones, b"", zeros, b"", zeros, b""]])  # the array kinds of a real load
+    LiveGraph.from_packed(loaded, alpha).push(1e-3, 10, threads=2)
 
 
 class LiveGraph:
@@ -286,7 +289,7 @@ class LiveGraph:
         gone or redirects, else through ``assemble_packed``."""
         if len(p.gone) or len(p.alias_local):
             return cls.from_graph(*assemble_packed(p), alpha, bias)
-        host_ids, pos, offsets = layout(p)
+        host_ids, pos, offsets = _csr.layout(p)
         none = np.zeros(0, np.int64)
         return cls._from_links(OutLinks.from_packed(p, pos, offsets), host_ids, offsets, None, none, none, alpha, bias)
 
