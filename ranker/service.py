@@ -14,6 +14,7 @@ the solve (the residual is recomputed exactly, so the result is exact again).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("rankcrawl.ranker")
 
 MAX_ROUNDS = 100_000
+MAX_THREADS = 4
+BLOCK_LINKS = 500_000
 SOLVE_SHARE = 0.5
 """Every epoch solves to this share of tol: in a warm epoch the rest lets unmoved hosts stay
 unpublished; a cold epoch's residual so starts the next epochs within their own target, and their
@@ -68,6 +71,12 @@ class SolveReport:
         return self.error_bound
 
 
+def cold_threads(links: int) -> int:
+    """Threads of a cold solve when ``partitions`` is not given: one per core, up to MAX_THREADS,
+    for a graph of at least BLOCK_LINKS links (below, a sweep is too short to share)."""
+    return min(os.cpu_count() or 1, MAX_THREADS) if links >= BLOCK_LINKS else 1
+
+
 def load_solver(alpha: float) -> None:
     """Import the solver (numba) and load its compiled kernels: the service runs this while the
     graph is read, so neither waits for the other."""
@@ -84,7 +93,7 @@ class RankerService:
         client: Any,
         alpha: float = 0.85,
         tol: float = 1e-10,
-        partitions: int = 1,
+        partitions: int | None = None,
         teleport_urls: Iterable[str] | None = None,
         prefix: str = DEFAULT_PREFIX,
         debounce: float = 0.5,
@@ -100,14 +109,14 @@ class RankerService:
             raise ValueError("duty must be in (0, 1]")
         if not 0 < alpha:
             raise ValueError("alpha must be between 0 and 1")
-        if partitions < 1:
+        if partitions is not None and partitions < 1:
             raise ValueError("partitions must be at least 1")
         if interim_tol is not None and interim_tol < tol:
             raise ValueError("interim_tol must be at least tol")
         self.store = GraphStore(client, prefix)
         self.publisher = RankPublisher(self.store, top_k)
         self.alpha, self.tol, self.interim_tol, self.debounce = alpha, tol, interim_tol, debounce
-        self.partitions = partitions  # > 1: a cold epoch sweeps that many blocks of hosts, one thread each
+        self.partitions = partitions  # threads (blocks of hosts) of a cold solve; None: by size (``cold_threads``)
         self.teleport_urls = list(teleport_urls or [])
         self.progress = progress or Progress()
         self.lease_ttl, self.lease_wait = lease_ttl, lease_wait
@@ -213,7 +222,7 @@ class RankerService:
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
             with self.progress.solving():
-                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions)
+                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions or cold_threads(edges))
             solve_s = time.perf_counter() - solve_started
             if state.bound > tol:
                 log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)
