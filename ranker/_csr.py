@@ -1,10 +1,37 @@
 """Compiled build of the out-link CSR straight from packed hosts (``hostedges.Packed``), for a
-cold load with no gone or redirecting page: two passes over the edges, no per-edge temporaries."""
+cold load with no gone or redirecting page: a pass over the edges for the page numbering, two
+for the CSR, no per-edge temporaries."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from rankcrawl.ranker.store.hostedges import Packed
+
+
+@njit(cache=True, nogil=True)
+def _sizes(top, host_ids, n_pages, dst_host, dst_local):  # pragma: no cover - compiled
+    """Pages of every HostID 0..top (-1: absent): its stored count, extended by the edge targets."""
+    size = np.full(top + 1, -1, dtype=np.int64)
+    for k in range(host_ids.shape[0]):
+        size[host_ids[k]] = n_pages[k]
+    for e in range(dst_host.shape[0]):
+        need = np.int64(dst_local[e]) + 1
+        if size[dst_host[e]] < need:
+            size[dst_host[e]] = need
+    return size
+
+
+def layout(p: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``hostedges.layout`` of hosts with no redirect: (HostIDs present, position of each HostID
+    (-1: absent), host offsets)."""
+    top = max([int(a.max()) for a in (p.host_ids, p.dst_host) if len(a)], default=-1)
+    size = _sizes(top, p.host_ids, p.n_pages, p.dst_host, p.dst_local)
+    host_ids = np.flatnonzero(size >= 0).astype(np.uint32)
+    pos = np.full(top + 1, -1, dtype=np.int64)
+    pos[host_ids] = np.arange(len(host_ids))
+    return host_ids, pos, np.concatenate([[0], np.cumsum(size[host_ids])]).astype(np.int64)
 
 
 @njit(cache=True, nogil=True)

@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from rankcrawl.ranker import _delta, _push
+from rankcrawl.ranker import _blocks, _csr, _delta, _push
 from rankcrawl.ranker.hostindex import HostIndex
 from rankcrawl.ranker.outlinks import INDEX_LIMIT, OutLinks, PushState
 from rankcrawl.ranker.store.graphstore import HostEdges
-from rankcrawl.ranker.store.hostedges import Packed, assemble_packed, layout, pack
+from rankcrawl.ranker.store.hostedges import EDGE, HEAD, Packed, assemble_packed, pack
 from rankcrawl.ranker.store.hostgraph import HostGraph
+from rankcrawl.ranker.store.outpack import decode
 
 GROW = 1.0625  # spare capacity when arrays grow (amortised appends, little memory held back)
 COMPACT_AT = 0.1  # compact the link arrays when this share of their slots is garbage
@@ -39,14 +40,18 @@ def _grown(a: np.ndarray, size: int, fill: float = 0) -> np.ndarray:
 
 
 def warm_up(alpha: float) -> None:
-    """Load the compiled kernels of a cold epoch (build and push) from numba's cache on a two-page
-    graph, so that cost can overlap the reads of the real graph (``GraphStore.load_packed``)."""
+    """Load the compiled kernels of a cold epoch (build, push, block sweeps) from numba's cache on
+    two-page graphs, so that cost can overlap the reads of the real graph (``GraphStore.load_packed``)."""
     edges = HostEdges(2, np.array([0, 1], np.uint32), np.zeros(2, np.uint32), np.array([1, 0], np.uint32),
                       np.ones(2, np.float32))
     graph = LiveGraph.build({0: edges}, alpha)
-    LiveGraph.from_packed(pack({0: edges}), alpha)
     graph.push(1e-3, 10)
     graph.reset_residual()
+    head = np.array([(0, EDGE.itemsize)], dtype=HEAD).tobytes()
+    packs = [b"\1\0\0\0" + head + np.array([(1 - h, 0, 1.0)], dtype=EDGE).tobytes() for h in (0, 1)]
+    ones, zeros = np.ones(2, "<u4").tobytes(), np.zeros(2, "<u4").tobytes()
+    loaded = decode([0, 1], packs, [[ones, b"", zeros, b"", zeros, b""]])  # the array kinds of a real load
+    LiveGraph.from_packed(loaded, alpha).push(1e-3, 10, threads=2)
 
 
 class LiveGraph:
@@ -167,6 +172,11 @@ class LiveGraph:
                                 np.array([s[2] for s in self.segments], dtype=np.int64))
         return self._seg_arrays
 
+    def _in_order(self) -> bool:
+        """True when the segments, in order, cover the pages 0..n-1 (so blocks of them are page ranges)."""
+        lo, hi = self._segments()
+        return len(lo) > 1 and int(lo[0]) == 0 and int(hi[-1]) == self.n and bool(np.all(lo[1:] == hi[:-1]))
+
     def _pages(self, n_new: int) -> int:
         """Room for ``n_new`` more pages; returns the first new page number."""
         first = self.n
@@ -279,7 +289,7 @@ class LiveGraph:
         gone or redirects, else through ``assemble_packed``."""
         if len(p.gone) or len(p.alias_local):
             return cls.from_graph(*assemble_packed(p), alpha, bias)
-        host_ids, pos, offsets = layout(p)
+        host_ids, pos, offsets = _csr.layout(p)
         none = np.zeros(0, np.int64)
         return cls._from_links(OutLinks.from_packed(p, pos, offsets), host_ids, offsets, None, none, none, alpha, bias)
 
@@ -365,31 +375,27 @@ class LiveGraph:
             self.res[fresh_all] = 0.0
 
     # -- solving ----------------------------------------------------------------------------
-    def seed(self, r: np.ndarray) -> None:
-        """y from a rank vector r (graph order, sums to 1) scaled to this system, residual recomputed."""
-        n = self.n
-        v = self.teleport()
-        dangling = r[self.inv_out[:n] == 0].sum()
-        self.y[:n] = r * v.sum() / (1.0 - self.alpha + self.alpha * dangling)
-        _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], v,
-                       self.alpha, self.y[:n], self.res[:n])
-
     def reset_residual(self) -> None:
         """res = v + alpha·Pᵀy − y exactly (after y was set from a published epoch)."""
         n = self.n
         _push.residual(self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], self.teleport(),
                        self.alpha, self.y[:n], self.res[:n])
 
-    def push(self, tol: float, max_rounds: int) -> PushState:
-        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``."""
+    def push(self, tol: float, max_rounds: int, threads: int = 1) -> PushState:
+        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``. A cold solve
+        (y = 0) with its segments in page order (as built) sweeps on ``threads`` threads (``_blocks``)."""
         n = self.n
         lo, hi = self._segments()
-        active = np.zeros(len(lo), dtype=np.uint8)
         drift = np.zeros(len(lo))
-        rounds, bound, edges, pages = _push.push_solve(
-            lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
-            self.alpha, self.y[:n], self.res[:n], tol, max_rounds, active, drift, _push.THETA_STEP,
-            _push.OMEGA)
+        if threads > 1 and self._in_order() and not self.y[:n].any():
+            rounds, bound, edges, pages = _blocks.block_solve(
+                lo, hi, self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], self.alpha,
+                self.y[:n], self.res[:n], tol, max_rounds, drift, threads)
+        else:
+            rounds, bound, edges, pages = _push.push_solve(
+                lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
+                self.alpha, self.y[:n], self.res[:n], tol, max_rounds, np.zeros(len(lo), dtype=np.uint8), drift,
+                _push.THETA_STEP, _push.OMEGA)
         touched = np.flatnonzero(drift)
         for s in touched.tolist():
             hid = self.segments[s][0]

@@ -14,6 +14,7 @@ the solve (the residual is recomputed exactly, so the result is exact again).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -28,7 +29,6 @@ from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
 from rankcrawl.ranker.store.graphstore import GraphStore
-from rankcrawl.ranker.store.hostedges import assemble_packed
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("rankcrawl.ranker")
 
 MAX_ROUNDS = 100_000
+MAX_THREADS = 4
+BLOCK_LINKS = 500_000
 SOLVE_SHARE = 0.5
 """Every epoch solves to this share of tol: in a warm epoch the rest lets unmoved hosts stay
 unpublished; a cold epoch's residual so starts the next epochs within their own target, and their
@@ -69,11 +71,16 @@ class SolveReport:
         return self.error_bound
 
 
+def cold_threads(links: int) -> int:
+    """Threads of a cold solve when ``partitions`` is not given: one per core, up to MAX_THREADS,
+    for a graph of at least BLOCK_LINKS links (below, a sweep is too short to share)."""
+    return min(os.cpu_count() or 1, MAX_THREADS) if links >= BLOCK_LINKS else 1
+
+
 def load_solver(alpha: float) -> None:
     """Import the solver (numba) and load its compiled kernels: the service runs this while the
     graph is read, so neither waits for the other."""
     from rankcrawl.ranker.livegraph import warm_up
-    from rankcrawl.ranker.pagerank import solve  # noqa: F401 - the partitioned cold solve's module, imported here
 
     warm_up(alpha)
 
@@ -86,7 +93,7 @@ class RankerService:
         client: Any,
         alpha: float = 0.85,
         tol: float = 1e-10,
-        partitions: int = 1,
+        partitions: int | None = None,
         teleport_urls: Iterable[str] | None = None,
         prefix: str = DEFAULT_PREFIX,
         debounce: float = 0.5,
@@ -102,14 +109,14 @@ class RankerService:
             raise ValueError("duty must be in (0, 1]")
         if not 0 < alpha:
             raise ValueError("alpha must be between 0 and 1")
-        if partitions < 1:
+        if partitions is not None and partitions < 1:
             raise ValueError("partitions must be at least 1")
         if interim_tol is not None and interim_tol < tol:
             raise ValueError("interim_tol must be at least tol")
         self.store = GraphStore(client, prefix)
         self.publisher = RankPublisher(self.store, top_k)
         self.alpha, self.tol, self.interim_tol, self.debounce = alpha, tol, interim_tol, debounce
-        self.partitions = partitions  # > 1: a cold epoch solves by partitioned Gauss–Seidel, one thread each
+        self.partitions = partitions  # threads (blocks of hosts) of a cold solve; None: by size (``cold_threads``)
         self.teleport_urls = list(teleport_urls or [])
         self.progress = progress or Progress()
         self.lease_ttl, self.lease_wait = lease_ttl, lease_wait
@@ -121,8 +128,6 @@ class RankerService:
         self._final = True  # the last epoch this service published was a final one
         self._urls: dict[int, str] = {}  # page number → URL, for the top list
         self._published_sum: dict[int, float] = {}  # host → Σ of its published scores (norm = their sum)
-        self._seed_iterations = 0  # Gauss–Seidel sweeps of a partitioned cold solve, counted in the epoch
-        self._seed_seconds = 0.0  # and its time, counted as solving, not loading
 
     # -- graph ----------------------------------------------------------------------------
     def _bias(self) -> list[tuple[int, int]] | None:
@@ -137,21 +142,12 @@ class RankerService:
         """Cold: every host, seeded with the published epoch's scores (residual recomputed exactly)."""
         packed = self.store.load_packed(self.store.all_host_ids(), meanwhile=lambda: load_solver(self.alpha))
         from rankcrawl.ranker.livegraph import LiveGraph
-        from rankcrawl.ranker.pagerank import solve
 
         state = current(self.store)
         vectors = load_vectors(self.store, state.epoch) if state else None
-        if vectors or self.partitions == 1:
-            graph = LiveGraph.from_packed(packed, self.alpha, self._bias())
-        else:
-            assembled, alias_from, alias_to = assemble_packed(packed)
-            graph = LiveGraph.from_graph(assembled, alias_from, alias_to, self.alpha, self._bias())
+        graph = LiveGraph.from_packed(packed, self.alpha, self._bias())
         del packed
-        if not vectors and self.partitions > 1 and graph.n:  # cold: parallel Gauss–Seidel, then push certifies
-            cold = solve(assembled, self.alpha, self.tol, v=graph.teleport(), partitions=self.partitions)
-            graph.seed(cold.r)
-            self._seed_iterations, self._seed_seconds = cold.iterations, cold.seconds
-        elif vectors:
+        if vectors:
             for hid, vec in vectors.items():
                 idx = graph.index.get(hid)
                 if idx is not None:
@@ -220,24 +216,22 @@ class RankerService:
             assert graph is not None
             if graph.n == 0:
                 return None
-            load_s = time.perf_counter() - started - self._seed_seconds
+            load_s = time.perf_counter() - started
             edges = graph.n_links
             self.progress.loaded(len(graph.index), graph.n, edges, reloaded)
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
             with self.progress.solving():
-                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS)
-            solve_s = time.perf_counter() - solve_started + self._seed_seconds
-            self._seed_seconds = 0.0
+                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions or cold_threads(edges))
+            solve_s = time.perf_counter() - solve_started
             if state.bound > tol:
                 log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)
             publish_started = time.perf_counter()
             epoch, written, bound = self._publish(lease, graph, head, tol, state, final, edges)
             self._final = final or self.interim_tol is None
-        seeded, self._seed_iterations = self._seed_iterations, 0
-        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds + seeded, bound, bound <= tol,
+        report = SolveReport(epoch, len(graph.index), graph.n, edges, reloaded, state.rounds, bound, bound <= tol,
                              self._final, written, time.perf_counter() - started, load_s, solve_s,
-                             time.perf_counter() - publish_started, state.edges / max(edges, 1) + seeded)
+                             time.perf_counter() - publish_started, state.edges / max(edges, 1))
         self.progress.published(report)
         return report
 

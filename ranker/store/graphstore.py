@@ -32,13 +32,13 @@ from rankcrawl.ranker.store.hostedges import (
     unpack_packed,
 )
 from rankcrawl.ranker.store.hostgraph import HostGraph
-from rankcrawl.ranker.store.outpack import HOST_SETS, PACK_HOST, decode, script, write_out
+from rankcrawl.ranker.store.outpack import HOST_SETS, PACK_HOST, decode, script, set_keys, write_out
 from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 
 ARGS_PER_CALL = 3000
 HOST_CHUNK = 256
-LOAD_CHUNK = 2048  # hosts per pipelined round of a cold load: few round trips even on a busy machine
+LOAD_CHUNK = 1024  # hosts per MGET and HOST_SETS call of a cold load (one server)
 
 ASSIGN_IDS = """
 local n = redis.call('HLEN', KEYS[1])
@@ -295,35 +295,42 @@ class GraphStore(ChangeStream):
         return dict(zip(hids, map(unpack_packed, (r for part in self._host_replies(hids, chunk) for r in part))))
 
     def load_packed(self, host_ids: Iterable[int], meanwhile: Callable[[], Any] | None = None) -> Packed:
-        """``load_hosts`` as one ``hostedges.Packed``: per host a GET of its ``outpack`` (rebuilt by
-        ``PACK_HOST`` where a write dropped it) and one ``HOST_SETS`` call, pipelined in large rounds
-        and decoded once for all hosts. A helper thread reads while this one runs ``meanwhile``; its errors are raised here."""
+        """``load_hosts`` as one ``hostedges.Packed``: per ``LOAD_CHUNK`` hosts one MGET of their
+        ``outpack`` (rebuilt by ``PACK_HOST`` where a write dropped it) and one ``HOST_SETS`` call, all
+        pipelined (on a cluster, where hosts live in different slots, a GET and a call per host), and
+        decoded once for all hosts. A helper thread reads (mostly waiting on the socket, GIL
+        released) while this one runs ``meanwhile``; its errors are raised here."""
         hids = list(host_ids)
         packs: list[bytes] = []
-        replies: list[Any] = []
+        sets: list[Any] = []
         failed: list[BaseException] = []
+        cluster = getattr(self.client, "nodes_manager", None) is not None
+        chunk = 1 if cluster else LOAD_CHUNK
 
         def fetch() -> None:
             try:
-                k, sets = self.keys, script(self.client, HOST_SETS)
-                for i in range(0, len(hids), LOAD_CHUNK):
-                    part = hids[i : i + LOAD_CHUNK]
+                k, call = self.keys, script(self.client, HOST_SETS)
+                pipe = self.client.pipeline(transaction=False)
+                for i in range(0, len(hids), chunk):
+                    part = hids[i : i + chunk]
+                    if cluster:
+                        pipe.get(k.outpack(part[0]))
+                    else:
+                        pipe.mget([k.outpack(h) for h in part])
+                    keys = set_keys(k, part)
+                    pipe.execute_command(*call, len(keys), *keys)
+                got = pipe.execute()
+                for blobs in got[0::2]:
+                    packs.extend([blobs] if cluster else blobs)
+                sets.extend(got[1::2])
+                missing = [j for j, b in enumerate(packs) if b is None]
+                if missing:  # a write dropped the pack: rebuilt (and kept) by the server
+                    rebuild = script(self.client, PACK_HOST)
                     pipe = self.client.pipeline(transaction=False)
-                    for hid in part:
-                        pipe.get(k.outpack(hid))
-                        pipe.execute_command(*sets, 3, k.paths(hid), k.gone(hid), k.alias(hid))
-                    got = pipe.execute()
-                    blobs = got[0::2]
-                    missing = [j for j, b in enumerate(blobs) if b is None]
-                    if missing:  # a write dropped the pack: rebuilt (and kept) by the server
-                        call = script(self.client, PACK_HOST)
-                        pipe = self.client.pipeline(transaction=False)
-                        for j in missing:
-                            pipe.execute_command(*call, 2, k.out(part[j]), k.outpack(part[j]))
-                        for j, blob in zip(missing, pipe.execute()):
-                            blobs[j] = blob
-                    packs.extend(blobs)
-                    replies.extend(got[1::2])
+                    for j in missing:
+                        pipe.execute_command(*rebuild, 2, k.out(hids[j]), k.outpack(hids[j]))
+                    for j, blob in zip(missing, pipe.execute()):
+                        packs[j] = blob
             except BaseException as exc:  # re-raised in the caller's thread
                 failed.append(exc)
 
@@ -336,7 +343,7 @@ class GraphStore(ChangeStream):
             reader.join()
         if failed:
             raise failed[0]
-        return decode(hids, packs, replies)
+        return decode(hids, packs, sets)
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
         """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``

@@ -5,8 +5,9 @@ both sides when a whole host is read. Beside it, ``rc:{h<id>}:outpack`` holds th
 one value: uint32 n, then n HEAD records (LocalID, byte count), then the packed edges in that
 order. Every write to ``out`` goes through ``WRITE_OUT`` (or the bulk importer's script), which
 deletes the pack in the same atomic step, so a pack that exists equals its ``out`` hash;
-``PACK_HOST`` rebuilds one atomically. A cold load reads a host with a GET of its pack and one
-``HOST_SETS`` call (page count, gone set and redirects packed), and decodes all hosts at once.
+``PACK_HOST`` rebuilds one atomically. A cold load reads the packs of many hosts with one MGET
+and their page counts, gone sets and redirects with one ``HOST_SETS`` call (each kind joined on
+the server), and decodes all hosts at once.
 """
 
 from __future__ import annotations
@@ -50,11 +51,25 @@ PACK_HOST = "local pack_key = KEYS[2]\n" + PACK + "return redis.call('GET', pack
 """KEYS: a host's ``out`` hash and ``outpack``. Rebuilds the pack from the hash and returns it (one
 atomic step, so no write can fall between reading and storing)."""
 
-HOST_SETS = "local gone_key, alias_key = KEYS[2], KEYS[3]\n" + GONE_AND_ALIASES + """
-return {redis.call('HLEN', KEYS[1]), table.concat(gone), table.concat(alias_from), table.concat(alias_to)}
+HOST_SETS = """
+local n_pages, gones, n_gone, froms, n_alias, tos = {}, {}, {}, {}, {}, {}
+for i = 1, #KEYS, 3 do
+  local gone_key, alias_key = KEYS[i + 1], KEYS[i + 2]
+""" + GONE_AND_ALIASES + """
+  n_pages[#n_pages + 1] = struct.pack('<I4', redis.call('HLEN', KEYS[i]))
+  gones[#gones + 1] = table.concat(gone)
+  n_gone[#n_gone + 1] = struct.pack('<I4', #gone)
+  froms[#froms + 1] = table.concat(alias_from)
+  n_alias[#n_alias + 1] = struct.pack('<I4', #alias_from)
+  tos[#tos + 1] = table.concat(alias_to)
+end
+return {table.concat(n_pages), table.concat(gones), table.concat(n_gone), table.concat(froms), table.concat(n_alias),
+        table.concat(tos)}
 """
-"""KEYS: a host's ``paths``, ``gone`` and ``alias``. Its page count, gone LocalIDs (uint32),
-redirecting LocalIDs (uint32) and their PAIR targets, in one reply."""
+"""KEYS: per host its ``paths``, ``gone`` and ``alias`` (three keys a host, any number of hosts;
+one host a call on a cluster, where hosts live in different slots). Returns, for all of them
+back to back, page counts (uint32), gone LocalIDs (uint32), gone counts (uint32), redirecting
+LocalIDs (uint32), redirect counts (uint32) and their PAIR targets: six strings, not a reply a host."""
 
 
 def write_out(pipe: Any, keys: Keys, hid: int, lids: list[int], values: list[bytes]) -> None:
@@ -74,9 +89,14 @@ def script(client: Any, source: str) -> tuple[Any, ...]:
     return ("EVALSHA", client.script_load(source))
 
 
-def decode(host_ids: list[int], packs: list[bytes], sets: list[list[Any]]) -> Packed:
-    """Many hosts at once (in the order of ``host_ids``): their packs and ``HOST_SETS`` replies,
-    each kind of buffer joined and read with one ``np.frombuffer``."""
+def set_keys(keys: Keys, hids: list[int]) -> list[str]:
+    """The KEYS of ``HOST_SETS`` for hosts ``hids``."""
+    return [key for hid in hids for key in (keys.paths(hid), keys.gone(hid), keys.alias(hid))]
+
+
+def decode(host_ids: list[int], packs: list[bytes], sets: list[list[bytes]]) -> Packed:
+    """Hosts ``host_ids``: their packs and the ``HOST_SETS`` replies covering them (in order), each
+    kind of buffer joined and read with one ``np.frombuffer``."""
     heads, edges = [], []
     for blob in packs:
         view = memoryview(blob)
@@ -86,14 +106,12 @@ def decode(host_ids: list[int], packs: list[bytes], sets: list[list[Any]]) -> Pa
     edge_len = np.fromiter(map(len, edges), dtype=np.int64, count=len(edges))
     head = np.frombuffer(b"".join(heads), dtype=HEAD)
     edge = np.frombuffer(b"".join(edges), dtype=EDGE)
+    n_pages, gone, n_gone, alias_from, n_alias, alias_to = (b"".join(r[j] for r in sets) for j in range(6))
 
-    def column(j: int) -> tuple[bytes, np.ndarray]:
-        parts = [r[j] for r in sets]
-        return b"".join(parts), np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    def counts(raw: bytes) -> np.ndarray:
+        return np.frombuffer(raw, dtype="<u4").astype(np.int64)
 
-    (gone, gone_len), (alias_from, alias_len), (alias_to, _) = map(column, range(1, 4))
-    return Packed(np.asarray(host_ids, dtype=np.uint32),
-                  np.fromiter((int(r[0]) for r in sets), dtype=np.int64, count=len(sets)),
-                  edge_len // EDGE.itemsize, np.repeat(head["local"], head["nbytes"] // EDGE.itemsize),
-                  edge["host"], edge["local"], edge["weight"], gone_len // 4, np.frombuffer(gone, "<u4"),
-                  alias_len // 4, np.frombuffer(alias_from, "<u4"), np.frombuffer(alias_to, PAIR))
+    return Packed(np.asarray(host_ids, dtype=np.uint32), counts(n_pages), edge_len // EDGE.itemsize,
+                  np.repeat(head["local"], head["nbytes"] // EDGE.itemsize), edge["host"], edge["local"],
+                  edge["weight"], counts(n_gone), np.frombuffer(gone, "<u4"), counts(n_alias),
+                  np.frombuffer(alias_from, "<u4"), np.frombuffer(alias_to, PAIR))
