@@ -60,7 +60,8 @@ SETTINGS: tuple[Setting, ...] = (
             Flag()),
     Setting("RANKCRAWL_ALPHA", 0.85, "PageRank damping factor alpha of the in-process ranker.", Number(0.0, high=1.0)),
     Setting("RANKCRAWL_TOL", 1e-10, "L1 stopping tolerance of the in-process ranker.", Number(0.0)),
-    Setting("RANKCRAWL_PARTITIONS", 1, "Threads (host partitions) of the ranker's cold solve, a partitioned Gauss–Seidel.", Int(1)),
+    Setting("RANKCRAWL_PARTITIONS", 1, "Threads of the ranker's cold solve: contiguous blocks of hosts, one thread each "
+            "(Gauss–Seidel sweeps, cross-block votes one sweep late).", Int(1)),
     Setting("RANKCRAWL_EDGE_BATCH", 64, "Pages per graph-store write batch of the edge writer.", Int(1)),
     Setting("RANKCRAWL_EDGE_BUFFER", 10_000, "Pages the edge writer buffers while Redis is down; beyond it, backpressure.",
             Int(1)),
