@@ -4,7 +4,8 @@
 
 Rows: every anchor of a block whose href resolves to an http(s) URL (``analyze``, as at
 inference); features ``LINK_FEATURES``; label = the anchor's URL as written
-(``Link.written_url``), normalised as ``bench.metrics.normalize_link``, is among the page's gold content links.
+(``Link.written_url``), normalised as ``bench.metrics.normalize_link``, is among the page's gold
+content links; weight: ``PAGE_WEIGHT_POWER``.
 
 The block probabilities among the features are out-of-fold: the shipped block model was fitted
 on these very pages, so its in-sample probabilities are better than anything it gives a new
@@ -42,6 +43,10 @@ from rankcrawl.pipelines.steps import PageState
 MODEL = BLOCK_MODEL.parent / "links.json"
 GRID = ({"max_iter": 250, "max_depth": 6, "max_leaf_nodes": 31},)
 THRESHOLDS = np.round(np.arange(0.2, 0.71, 0.05), 2)
+PAGE_WEIGHT_POWER = 0.5
+"""A page of n anchors weighs √n in the fit, not n: pages with hundreds of menu anchors no longer
+outweigh the listing, forum and product pages whose few lists decide their F1 (cross-validated
+micro link F1 0.691 → 0.710 on the train split, equal weights per page 0.697)."""
 
 
 @dataclass
@@ -99,8 +104,13 @@ def kept(page: PageLinks, proba: np.ndarray, threshold: float) -> set[str]:
     return {u for u, p in zip(page.urls, proba) if p >= threshold}
 
 
+def page_weights(pages: list[PageLinks]) -> np.ndarray:
+    """Each anchor's sample weight: ``n ** -PAGE_WEIGHT_POWER`` for a page of ``n`` anchors."""
+    return np.concatenate([np.full(len(p.y), float(len(p.y)) ** -PAGE_WEIGHT_POWER) for p in pages])
+
+
 def fit(pages: list[PageLinks], params: dict) -> HistGradientBoostingClassifier:
-    return fit_rows(np.vstack([p.x for p in pages]), np.concatenate([p.y for p in pages]), None, params)
+    return fit_rows(np.vstack([p.x for p in pages]), np.concatenate([p.y for p in pages]), page_weights(pages), params)
 
 
 def out_of_fold_pages(pages: list[Page], folds: int, limit: int | None) -> list[PageLinks]:
@@ -166,6 +176,7 @@ def main(limit: int | None, folds: int) -> None:
         "sklearn": version("scikit-learn"), "params": {**params, **FIXED},
         "cv_folds": folds, "cv_micro_link_f1": round(score, 4), "block_probabilities": "out-of-fold",
         "labels": "anchor URL in the gold content links (bench.metrics.normalize_link)",
+        "sample_weight": f"anchors of the page ** -{PAGE_WEIGHT_POWER}",
     }
     data = export(model, threshold, meta, name="links", features=LINK_FEATURES)
     checked(model, data, np.vstack([p.x for p in pages[:50]]))
