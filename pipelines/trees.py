@@ -98,11 +98,10 @@ class TreeEnsemble:
         row_base = (np.arange(n) * x.shape[1])[:, None]
         tree_base = (np.arange(n_trees) * width)[None, :]
         feature, threshold = self.feature.ravel(), self.threshold.ravel()
-        node = np.zeros((n, n_trees), dtype=np.int64)
-        for _ in range(self.depth):
-            at = tree_base + node
-            node = 2 * node + 1 + (flat_x[row_base + feature[at]] > threshold[at])
-        return (np.arange(n_trees) * (width + 1))[None, :] + node - width
+        at = np.broadcast_to(tree_base, (n, n_trees))   # tree_base + node: the node's flat index
+        for _ in range(self.depth):   # node → 2 node + 1 + (x > t), in flat indices; np.take: a faster gather
+            at = 2 * at + 1 - tree_base + (np.take(flat_x, row_base + np.take(feature, at)) > np.take(threshold, at))
+        return (np.arange(n_trees) * (width + 1))[None, :] + at - tree_base - width
 
     def decision(self, x: np.ndarray) -> np.ndarray:
         """Raw log-odds per row of ``x``: its leaf in every tree, the leaf values summed."""

@@ -59,6 +59,9 @@ def test_overlong_hrefs_and_links_past_the_cap_are_no_links() -> None:
     many = "<html><body><p>" + "".join(f"<a href='/p{i}'>l{i}</a> " for i in range(MAX_LINKS + 50)) + "</p></body></html>"
     links = analyze(many.encode(), "http://a.example/").all_links
     assert len(links) == MAX_LINKS and links[-1].url == f"http://a.example/p{MAX_LINKS - 1}"
+    both = many.replace("</p>", f"<a href='{long}'>long and late</a> <link href='{long}'></p>")  # each rule once
+    root = parse_html(both)
+    assert len(root.xpath("//*[@href]")) == MAX_LINKS and "long and late" in "".join(root.itertext())
 
 
 def test_inflate_stops_at_the_cap_and_at_the_deadline() -> None:
