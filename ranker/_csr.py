@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rankcrawl.ranker.store.hostedges import Packed
+from rankcrawl.ranker.store.hostedges import Packed, numbering
 
 
 @njit(cache=True, nogil=True)
@@ -24,14 +24,9 @@ def _sizes(top, host_ids, n_pages, dst_host, dst_local):  # pragma: no cover - c
 
 
 def layout(p: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``hostedges.layout`` of hosts with no redirect: (HostIDs present, position of each HostID
-    (-1: absent), host offsets)."""
+    """``hostedges.layout`` of hosts with no redirect, the page counts found in one compiled pass."""
     top = max([int(a.max()) for a in (p.host_ids, p.dst_host) if len(a)], default=-1)
-    size = _sizes(top, p.host_ids, p.n_pages, p.dst_host, p.dst_local)
-    host_ids = np.flatnonzero(size >= 0).astype(np.uint32)
-    pos = np.full(top + 1, -1, dtype=np.int64)
-    pos[host_ids] = np.arange(len(host_ids))
-    return host_ids, pos, np.concatenate([[0], np.cumsum(size[host_ids])]).astype(np.int64)
+    return numbering(_sizes(top, p.host_ids, p.n_pages, p.dst_host, p.dst_local))
 
 
 @njit(cache=True, nogil=True)

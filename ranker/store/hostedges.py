@@ -160,26 +160,29 @@ def pack(hosts: dict[int, HostEdges]) -> Packed:
                   cat("alias_local", np.uint32), cat("alias_target", PAIR))
 
 
+def numbering(size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(HostIDs present, position of each HostID (-1: absent), host offsets) from the pages of every
+    HostID 0..top (-1: absent)."""
+    host_ids = np.flatnonzero(size >= 0).astype(np.uint32)
+    pos = np.full(len(size), -1, dtype=np.int64)
+    pos[host_ids] = np.arange(len(host_ids))
+    return host_ids, pos, np.concatenate([[0], np.cumsum(size[host_ids])]).astype(np.int64)
+
+
 def layout(p: Packed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Host order and page numbering of ``assemble_packed``: the HostIDs present (sorted: the loaded
-    hosts, edge and redirect targets), each HostID's position among them (-1: absent) and the
-    host offsets; a host's page count is its stored one, extended by targets numbered after it."""
+    """Host order and page numbering of ``assemble_packed`` (``numbering``; HostIDs sorted: the loaded
+    hosts, edge and redirect targets); a host's page count is its stored one, extended by targets
+    numbered after it."""
     targets = p.alias_target
     top = max([int(a.max()) for a in (p.host_ids, p.dst_host, targets["host"]) if len(a)], default=-1)
-    seen = np.zeros(top + 1, dtype=bool)
-    for a in (p.host_ids, p.dst_host, targets["host"]):
-        seen[a] = True
-    host_ids = np.flatnonzero(seen).astype(np.uint32)
-    pos = np.full(top + 1, -1, dtype=np.int64)
-    pos[host_ids] = np.arange(len(host_ids))
-    sizes = np.zeros(len(host_ids), dtype=np.int64)
-    sizes[pos[p.host_ids]] = p.n_pages
+    size = np.full(top + 1, -1, dtype=np.int64)
+    size[p.host_ids] = p.n_pages
     for hosts, lids in ((p.dst_host, p.dst_local), (targets["host"], targets["local"])):
-        at = pos[hosts]
-        over = lids >= sizes[at]  # pages numbered after their host's count was read
+        need = lids.astype(np.int64) + 1
+        over = need > size[hosts]  # targets only, or pages numbered after their host's count was read
         if over.any():
-            np.maximum.at(sizes, at[over], lids[over].astype(np.int64) + 1)
-    return host_ids, pos, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+            np.maximum.at(size, hosts[over], need[over])
+    return numbering(size)
 
 
 def assemble_packed(p: Packed) -> tuple[HostGraph, np.ndarray, np.ndarray]:
