@@ -4,7 +4,7 @@ Per-page analysis (parse, blocks, classifier) runs in a worker process (``worker
 sends back is this summary, everything the reactor and the site-level step need and nothing more:
 the title, every link of the page once per occurrence (target, anchor, block, the per-page content
 decision, whether its block is content, whether it links an alternate (language) version of the
-page, whether it sits in a link list, which candidate main regions hold it, the pagelet owning it),
+page, which candidate main regions hold it, the pagelet owning it, whether it is in the page's index),
 the candidate main regions' DOM-label keys and depths, each block's content flag, fingerprint key
 and (capped) text, each pagelet's shingle and link-list label key, the near-duplicate signature of
 the main text, and — only for the weighting mode that uses them — block labels with sampled terms
@@ -93,7 +93,6 @@ class PageFacts:
     link_block: list[int] = field(default_factory=list)
     link_content: list[bool] = field(default_factory=list)
     link_in_content: list[bool] = field(default_factory=list)
-    link_dense: list[bool] = field(default_factory=list)
     link_alternate: list[bool] = field(default_factory=list)
     link_index: list[bool] = field(default_factory=list)
     link_regions: list[int] = field(default_factory=list)
@@ -257,9 +256,6 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.link_pagelet = [owner.get(link.element, -1) for link in links]
     index = index_lists(pagelets, blocks)
     facts.link_index = [p >= 0 and index[p] for p in facts.link_pagelet]
-    facts.link_dense = [
-        (p >= 0 and pagelets[p].link_density >= LINK_LIST) or (b >= 0 and blocks[b].link_density >= LINK_LIST)
-        for p, b in zip(facts.link_pagelet, facts.link_block)]
     facts.link_regions = region_masks(links, blocks, regions, doc.anchor_paths)
     linked = set(facts.link_block) if not options.text else set(range(len(blocks)))
     keyed = [i for i in range(len(blocks)) if i in linked]

@@ -63,13 +63,12 @@ class Remembered:
     vector: dict[str, dict[str, int]] | None = None
     pending: set[str] = field(default_factory=set)
     canonical_links: np.ndarray | None = None
-    host_region: bool = False
 
 
 def lean(f: PageFacts) -> PageFacts:
     """``f`` without the texts a re-decision does not read."""
     return PageFacts(url=f.url, title="", links=f.links, link_block=f.link_block, link_content=f.link_content,
-                     link_in_content=f.link_in_content, link_dense=f.link_dense,
+                     link_in_content=f.link_in_content,
                      link_alternate=f.link_alternate, link_index=f.link_index, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
                      region_depth=f.region_depth, region_own=f.region_own, lexical=f.lexical)
 

@@ -16,12 +16,11 @@ page of a host while its links differ from page to page (content, the one entry 
 every page too — the unit of a template is the list, Bar-Yossef's pagelet); a menu's links recur
 (template, one entry that differs — the current page — aside).
 
-On a warm host the site evidence also decides for the links inside the page's main region: a link
-list there that is not a template of its host — a table of contents, an index, a listing — is
-content even when the per-page classifier (which sees one page and finds link-dense blocks
-boilerplate-like) said otherwise; and when that region is the host's main region (below), so is
-every link in it that is no template, whatever the per-page classifier made of its block (on the
-real sites it misjudges short pages' paragraphs, signatures and definition lists). On a warm host the per-link model's
+On a warm host the site evidence also decides for the links inside the page's main region: every
+link there that is no template of its host — a table of contents, an index, a listing, an entry of a
+described list (DocBook's ``<dt><a>ABORT</a></dt><dd>…</dd>``) — is content whatever the per-page
+classifier (which sees one page and finds link-dense blocks boilerplate-like) made of its block (on
+the real sites it misjudges short pages' paragraphs, signatures and definition lists). On a warm host the per-link model's
 verdict gives way to the host's evidence too: every non-template link of a block the per-page
 classifier kept counts (on the real sites the model drops inline and listed links of content
 blocks that the host's evidence shows are no template). The main region is the host's: of the
@@ -146,12 +145,15 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
                 alternate)]
 
 
-def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> tuple[int, bool]:
-    """The page's main region (1-based index into ``f.region_keys``, 0 = none) and whether it is the
-    host's: the deepest candidate that is the main region of at least ``floor`` of the host's pages
-    (``counts``) on a warm host (True), else the page's own (False)."""
-    confirmed = [(f.region_depth[i], c, i + 1) for i, c in enumerate(counts) if warm and c >= floor]
-    return (max(confirmed)[2], True) if confirmed else (f.region_own, False)
+def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
+    """The page's main region (1-based index into ``f.region_keys``, 0 = none): the host's — the deepest
+    candidate that is the main region of at least ``floor`` of the host's pages (``counts``) on a warm
+    host — else the page's own. Between candidates of one depth
+    and count — one key twice on the page: region keys drop sibling positions and fold digits, so
+    Node.js's ``div#column1`` (the menu) and ``div#column2`` (the text) are one key — the first wins:
+    the page's chain (``pagefacts.region_chain``, the path to its content) comes first."""
+    confirmed = [(f.region_depth[i], c, -i) for i, c in enumerate(counts) if warm and c >= floor]
+    return 1 - max(confirmed)[2] if confirmed else f.region_own
 
 
 def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:
@@ -195,10 +197,9 @@ def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray
 
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
-           region: int = 0, canonical_links: np.ndarray | None = None, host_region: bool = False) -> Decision:
+           region: int = 0, canonical_links: np.ndarray | None = None) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
-    ``region``: the main region (``main_region``), whose non-template link lists count on a warm host,
-    and all of whose non-template links count when it is the host's (``host_region``);
+    ``region``: the main region (``main_region``), all of whose non-template links count on a warm host;
     ``canonical_links``: the sorted 63-bit hashes (``pagefacts.label_key``) of the link targets of a
     near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
@@ -224,7 +225,7 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
         kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
         if region > 0 and f.link_regions:
             in_main = (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
-            kept |= in_main & (np.asarray(f.link_dense, dtype=bool) | host_region)
+            kept |= in_main
         if f.link_index:
             kept |= np.asarray(f.link_index, dtype=bool)
         content = list_votes(content | kept, in_template, pagelet, keys.ll)

@@ -186,7 +186,7 @@ class SiteAnalyzer:
         cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
         statuses.update({k: c >= floor for k, c in cold_counts.items()})
         region_floor = recurrence_floor(reply.n, REGION_SHARE)
-        region, host_region = main_region(f, reply.query[: len(regions)], region_floor, warm)
+        region = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm, reply.n)
         duplicate = reply.canonical is not None
         canonical_links = self.recent.links_of(reply.canonical) if duplicate else None
@@ -202,13 +202,13 @@ class SiteAnalyzer:
         else:
             weights = [1.0] * len(f.links)
         d = decide(f, keys, lambda k: statuses.get(k, False), warm, duplicate, weights, self.scope, self.sum_repeated,
-                   region, canonical_links, host_region)
+                   region, canonical_links)
         before = self.recent.get(f.url)
         if replay and before is not None and before.edges != d.edges:
             self._queue(f.url, d.edges)
         pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
         self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
-                                   pending, canonical_links, host_region), statuses)
+                                   pending, canonical_links), statuses)
         reweighed = self._reweigh(waiting, f.url, vector, reply.df, reply.df_n) if waiting else set()
         for url in sorted((dirty | reweighed) - {f.url}):
             self._redecide(url, cold_counts, region_floor)
@@ -238,9 +238,9 @@ class SiteAnalyzer:
             return
         warm = p.host in self.recent.warm
         if p.cold and warm and counts is not None:
-            p.region, p.host_region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
+            p.region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
         d = decide(p.facts, p.keys, lambda k: self.recent.is_template(p.host, k), warm, p.duplicate, p.weights,
-                   self.scope, self.sum_repeated, p.region, p.canonical_links, p.host_region)
+                   self.scope, self.sum_repeated, p.region, p.canonical_links)
         p.cold = not warm
         if d.edges != p.edges:
             p.edges = d.edges

@@ -39,7 +39,7 @@ def facts(in_index: bool) -> PageFacts:
         url=f"{HOST}/_modules/m.html", title="m", block_text=["Contents | Index", "code", "[docs]"],
         block_content=[True, True, True], block_fp=[11, 12, 13], links=links, anchors=["a"] * 4,
         link_block=[0, 0, 1, 2], link_content=[True] * 4, link_in_content=[True] * 4,
-        link_dense=[True, True, False, False], link_regions=[0b01, 0b01, 0b11, 0], region_keys=[1, 2],
+        link_regions=[0b01, 0b01, 0b11, 0], region_keys=[1, 2],
         region_depth=[3, 4], region_own=2, link_pagelet=[0, 0, 1, 2], pagelet_shingle=[21, 22, 23],
         pagelet_list=[31, 0, 0], link_index=[in_index, in_index, False, False])
 

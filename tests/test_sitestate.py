@@ -26,7 +26,6 @@ def facts(i: int, host: str = HOST) -> PageFacts:
         link_block=[0] * n_nav + [1] * n_c + [2] * len(FOOT),
         link_content=[False] * n_nav + [True] * n_c + [False] * len(FOOT),
         link_in_content=[False] * n_nav + [True] * n_c + [False] * len(FOOT),
-        link_dense=[True] * n_nav + [False] * n_c + [True] * len(FOOT),
         link_regions=[0] * n_nav + [1] * n_c + [0] * len(FOOT), region_keys=[999], region_depth=[4], region_own=1,
         link_pagelet=[0] * n_nav + [1] * n_c + [2] * len(FOOT),
         pagelet_shingle=[111, 20_000 + i, 333], pagelet_list=[222, 0, 777])

@@ -1,0 +1,75 @@
+"""The page's own main region on a warm host: where the host confirms no region (every page names
+its region by its own id, as DocBook does), the non-template links of the page's region count even
+when the per-page classifier rejected their blocks; one region key twice on a page (sibling
+positions dropped, digits folded: ``div#column1`` the menu, ``div#column2`` the text) resolves to
+the candidate on the path to the page's content."""
+
+from __future__ import annotations
+
+from rankcrawl.pipelines.analyze import analyze
+from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.sitedecide import main_region
+from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from tests.test_host_region_links import word
+
+HOST = "http://book.test"
+NAV = " ".join(f'<a href="/{s}.html">{s.title()}</a>' for s in ("prev", "up", "home", "next"))
+
+
+def docbook(i: int, body: str) -> str:
+    return (f"<html><head><title>Section {i}</title></head><body><div class='navheader'>{NAV}</div>"
+            f"<div id='S{word(i, 1).upper()}' class='sect1'>{body}</div>"
+            f"<div class='navfooter'>{NAV}</div></body></html>")
+
+
+def prose(i: int) -> str:
+    text = " ".join(word(i, j) for j in range(50))
+    return docbook(i, f"<h2>Section {word(i, 2)}</h2><p>{text}. See <a href='/s/{i}.html'>section {i}</a>.</p>")
+
+
+def described_toc(n: int = 30) -> str:
+    """A reference part: one sentence, then its commands, each a link with a description."""
+    entries = "".join(f"<dt><a href='/ref/{k}.html'>{word(k, 4).upper()}</a></dt>"
+                      f"<dd>— {' '.join(word(k, j) for j in range(5, 11))}</dd>" for k in range(n))
+    return docbook(99, f"<h1>Reference</h1><p>This part holds the commands.</p><div class='toc'><dl>{entries}</dl></div>")
+
+
+def paragraphs_only(blocks):
+    """A per-page classifier that keeps paragraphs and headings, nothing of a definition list."""
+    return ["/dl" not in "/".join(b.path) and "navheader" not in "/".join(b.path)
+            and "navfooter" not in "/".join(b.path) for b in blocks]
+
+
+def test_a_described_link_list_in_the_pages_own_region_counts_on_a_warm_host(r):
+    sa = SiteAnalyzer(r, prefix="db:")
+    for i in range(6):
+        sa.process_doc(analyze(prose(i), url=f"{HOST}/s{i}.html", classifier=paragraphs_only))
+    d = sa.process_doc(analyze(described_toc(), url=f"{HOST}/reference.html", classifier=paragraphs_only))
+    targets = {t for t, _ in d.edges}
+    assert {f"{HOST}/ref/{k}.html" for k in range(30)} <= targets
+    assert not targets & {f"{HOST}/{s}.html" for s in ("prev", "up", "home", "next")}
+
+
+def columns(i: int) -> str:
+    menu = "".join(f"<li><a href='/api/{s}.html'>{s}</a></li>" for s in ("fs", "net", "http", "os", "path", "url"))
+    text = " ".join(word(i, j) for j in range(60))
+    return (f"<html><head><title>Module {i}</title></head><body><div id='content'>"
+            f"<div id='column1'><ul>{menu}</ul></div>"
+            f"<div id='column2'><div id='apicontent'><h1>Module {word(i, 3)}</h1><p>{text}. It extends "
+            f"<a href='/api/m{i + 1}.html'>module {i + 1}</a> and <a href='/api/m{i + 2}.html'>module {i + 2}</a>.</p>"
+            f"</div></div></div></body></html>")
+
+
+def test_one_region_key_twice_on_a_page_resolves_to_the_candidate_holding_the_content(r):
+    sa = SiteAnalyzer(r, prefix="nd:")
+    for i in range(6):
+        d = sa.process_doc(analyze(columns(i), url=f"{HOST}/api/m{i}.html"))
+    targets = {t for t, _ in d.edges}
+    assert targets == {f"{HOST}/api/m6.html", f"{HOST}/api/m7.html"}
+
+
+def test_main_region_ties_go_to_the_first_candidate() -> None:
+    f = PageFacts(url=f"{HOST}/p", title="", region_keys=[7, 7, 8], region_depth=[3, 3, 4], region_own=3)
+    assert main_region(f, [5, 5, 1], floor=2, warm=True) == 1
+    assert main_region(f, [1, 5, 1], floor=2, warm=True) == 2
+    assert main_region(f, [5, 5, 1], floor=2, warm=False) == 3
