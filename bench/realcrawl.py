@@ -80,7 +80,7 @@ from bench import realmetrics as M
 from bench.realgold import Gold, PageLinks, extract, reachable  # noqa: E402
 from bench.realrun import RANKCRAWL, ROOT, fresh_valkey, memory_by_family, run_crawl, stored_graph, stored_ranks, used_memory  # noqa: E402
 from bench.realserver import ProxyServer  # noqa: E402
-from bench.realsites import SITES, Site, Web, cache_dir  # noqa: E402
+from bench.realsites import HELD_OUT_SITES, SITES, Site, Web, cache_dir  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
 from rankcrawl.settings import urls as url_rules  # noqa: E402
 from rankcrawl.settings.connection import connect  # noqa: E402
@@ -92,8 +92,10 @@ TOP_K = 100
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    names = [s.name for s in SITES]
-    parser.add_argument("--sites", default=",".join(names), help=f"comma-separated, of: {', '.join(names)}")
+    catalogue = SITES + HELD_OUT_SITES
+    names = [s.name for s in catalogue]
+    parser.add_argument("--sites", default=",".join(s.name for s in SITES),
+                        help=f"comma-separated, of: {', '.join(names)}; 'held-out' = {', '.join(s.name for s in HELD_OUT_SITES)}")
     parser.add_argument("--max-pages", type=int, default=0, help="serve only the first N pages of each site")
     parser.add_argument("--skip-plain", action="store_true", help="no plain Scrapy crawl (no speed ratio)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures (and per-page counts) as JSON here")
@@ -102,11 +104,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="setting for rankcrawl crawl (non-RANKCRAWL_* ones for the plain crawl too)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per crawl")
     args = parser.parse_args(argv)
-    chosen = [n.strip() for n in args.sites.split(",") if n.strip()]
+    chosen = [n.strip() for n in args.sites.replace("held-out", ",".join(s.name for s in HELD_OUT_SITES)).split(",")
+              if n.strip()]
     unknown = [n for n in chosen if n not in names]
     if unknown or not chosen:
         parser.error(f"unknown site(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(names)}")
-    args.sites = [s for s in SITES if s.name in chosen]
+    args.sites = [s for s in catalogue if s.name in chosen]
     for pair in args.pairs:
         if "=" not in pair or not pair.split("=", 1)[0].strip():
             parser.error(f"-s expects NAME=VALUE, got {pair!r}")
@@ -214,7 +217,9 @@ def git_commit() -> str:
 
 def command_line(args: argparse.Namespace) -> str:
     parts = ["python bench/realcrawl.py"]
-    if len(args.sites) != len(SITES):
+    if args.sites == list(HELD_OUT_SITES):
+        parts.append("--sites held-out")
+    elif args.sites != list(SITES):
         parts.append("--sites " + ",".join(s.name for s in args.sites))
     if args.max_pages:
         parts.append(f"--max-pages {args.max_pages}")
@@ -374,12 +379,15 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def report(fig: dict) -> None:
-    """Print the tables and write the ``realcrawl`` section of docs/BENCHMARKS.md."""
+    """Print the tables and write the ``realcrawl`` section of docs/BENCHMARKS.md (``realcrawl-held-out``
+    for ``--sites held-out``)."""
     body = tables(fig)
     print(body)
-    write_section("realcrawl", (
-        "## Real sites: rankcrawl crawl vs the generators' own content markup\n\n"
-        f"Command: `{fig['command']}` at commit {fig.get('commit') or '?'} (bench/realcrawl.py docstring: rules "
+    held_out = "--sites held-out" in fig["command"]
+    title = ("## Real sites of held-out generators\n\n" if held_out else
+             "## Real sites: rankcrawl crawl vs the generators' own content markup\n\n")
+    write_section("realcrawl-held-out" if held_out else "realcrawl", (
+        title + f"Command: `{fig['command']}` at commit {fig.get('commit') or '?'} (bench/realcrawl.py docstring: rules "
         "and definitions). Both crawls through "
         "the loopback proxy, same seeds; politeness for both: "
         + ", ".join(f"{k}={v}" for k, v in fig["settings"].items()) + ". "
