@@ -9,11 +9,36 @@ URLs survive.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url, safe_url_string
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+PLAIN = re.compile(r"(https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(/[A-Za-z0-9._~/-]*)?(?:#.*)?\Z", re.S)
+"""An absolute URL that the rules below leave as it is but for its fragment (and an empty path):
+lower-case scheme and host name, no port, user or query, a path of unreserved characters without
+dot segments (checked apart). Most links are such; they skip w3lib's general work."""
+PLAIN_HREF = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9._~/-]*(?:#.*)?\Z", re.S)
+"""A relative path of unreserved characters (no scheme, query, leading ``/`` or dot, no empty or dot
+segment, which ``urljoin`` drops or resolves): it joins by concatenation."""
+
+
+def _plain(url: str) -> str | None:
+    """``normalize_url(url)`` where ``url`` is ``PLAIN`` (None: take the general way)."""
+    m = PLAIN.match(url)
+    if m is None or "/." in (path := m.group(2) or "/"):
+        return None
+    return m.group(1) + path
+
+
+def _join(base: str, href: str) -> str:
+    """``urljoin(base, href)``, by concatenation for a ``PLAIN`` base and a ``PLAIN_HREF`` href."""
+    if PLAIN_HREF.match(href) and "/." not in href and "//" not in href and "#" not in base:
+        m = PLAIN.match(base)
+        if m is not None and "/." not in (path := m.group(2) or "") and "//" not in path:
+            return (base[: base.rindex("/") + 1] if path else base + "/") + href
+    return urljoin(base, href)
 
 
 def normalize_url(url: str, base: str | None = None) -> str | None:
@@ -23,7 +48,10 @@ def normalize_url(url: str, base: str | None = None) -> str | None:
     url = url.strip()
     try:
         if base:
-            url = urljoin(base, url)
+            url = _join(base, url)
+        plain = _plain(url)
+        if plain is not None:
+            return plain
         parts = urlsplit(canonicalize_url(safe_url_string(url)))
         scheme = parts.scheme.lower()
         if scheme not in DEFAULT_PORTS or not parts.hostname:

@@ -22,6 +22,16 @@ from rankcrawl.settings.urls import normalize_url, split_url
         ("http://[::1", None, None),
         ("", None, None),
         ("http://münchen.de/straße", None, "http://xn--mnchen-3ya.de/stra%C3%9Fe"),
+        # plain URLs and hrefs take the short way (settings.urls.PLAIN): the same answers as urljoin + w3lib
+        ("a//b", "http://h.org/d/p.html", "http://h.org/d/a/b"),
+        ("http://h.org/a/./b", None, "http://h.org/a/b"),
+        ("http://h.org//a//b", None, "http://h.org//a//b"),
+        ("a.html#s", "http://h.org/d/p.html", "http://h.org/d/a.html"),
+        ("~u/x", "http://h.org", "http://h.org/~u/x"),
+        ("http://h.org#top", None, "http://h.org/"),
+        ("x/y", "http://h.org/d/p.html#f", "http://h.org/d/x/y"),
+        (".a", "http://h.org/d/", "http://h.org/d/.a"),
+        ("p.html", "http://h.org/d/.", "http://h.org/d/p.html"),
     ],
 )
 def test_normalize(raw: str, base: str | None, expected: str | None) -> None:
