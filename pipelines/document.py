@@ -7,11 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
-from urllib.parse import urljoin
-
-from w3lib.url import safe_url_string
 
 from rankcrawl.pipelines.blockstats import link_density, text_density
+from rankcrawl.settings.urls import written_url
 
 W_MAX = 80
 """Line width for the text-density word wrap (Kohlschütter §4.2.1, w_max = 80)."""
@@ -70,7 +68,7 @@ class Link:
         if not href or not self.base:
             return self.url
         try:
-            return safe_url_string(urljoin(self.base, href).split("#", 1)[0])
+            return written_url(href, self.base)
         except ValueError:
             return self.url
 

@@ -41,6 +41,14 @@ def _join(base: str, href: str) -> str:
     return urljoin(base, href)
 
 
+def written_url(href: str, base: str) -> str:
+    """``href`` as the page wrote it, made absolute against ``base``: fragment dropped, unsafe characters
+    percent-encoded (w3lib's ``safe_url_string``, which leaves a ``PLAIN`` URL as it is); ValueError for
+    a URL it cannot encode."""
+    url = _join(base, href).split("#", 1)[0]
+    return url if PLAIN.match(url) else safe_url_string(url)
+
+
 def normalize_url(url: str, base: str | None = None) -> str | None:
     """The normalised absolute http(s) URL of ``url`` (resolved against ``base``), or None."""
     if not url:
