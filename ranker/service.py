@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -80,9 +81,25 @@ def cold_threads(links: int) -> int:
 def load_solver(alpha: float) -> None:
     """Import the solver (numba) and load its compiled kernels: the service runs this while the
     graph is read, so neither waits for the other."""
+    _import_arraymath()
     from rankcrawl.ranker.livegraph import warm_up
 
     warm_up(alpha)
+
+
+def _import_arraymath() -> None:
+    """Import numba's array functions with its BLAS probe failing. At import the module tries
+    ``scipy.linalg.cython_blas`` (≈0.2 s when scipy is installed, most of loading the solver) only
+    to pick how ``np.convolve``/``np.correlate`` take inner products in compiled code (a loop
+    without it); np.dot and linalg still find BLAS when compiled. The ranker's kernels use none."""
+    blas = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or blas in sys.modules:
+        return
+    sys.modules[blas] = None  # type: ignore[assignment]  # import fails: as on an install without scipy
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules[blas]
 
 
 class RankerService:
