@@ -303,3 +303,44 @@ def test_a_cold_solve_on_threads_is_certified_and_exact():
         ranks[threads] = y / y.sum()
     for threads in (2, 3):
         assert np.abs(ranks[threads] - ranks[1]).sum() <= 2e-10
+
+
+
+def test_a_warm_solve_hands_its_sweeps_to_threads_certified_and_exact(monkeypatch):
+    """A warm push whose residual is everywhere (a loose earlier solve, then a new host) hands its
+    Gauss–Seidel sweeps to the blocks of ``_blocks``: the residual stays exact, the bound holds, and
+    the ranks agree with the one-thread push to within the bounds."""
+    from rankcrawl.ranker import _blocks, _push
+    from rankcrawl.ranker.store.hostgraph import HostGraph
+
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 40, size=30)
+    n = int(sizes.sum())
+    src, dst = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
+    g = HostGraph.from_edges(sizes, src, dst, rng.choice([0.5, 1.0, 2.0], 3000).astype(np.float32))
+    none = np.zeros(0, np.int64)
+    handed: list[float] = []  # theta of each hand-off
+    solve = _blocks.block_solve
+
+    def block_solve(*args):
+        handed.append(args[14])
+        return solve(*args)
+
+    monkeypatch.setattr(_blocks, "block_solve", block_solve)
+    ranks, bounds = {}, {}
+    for threads in (1, 2, 3):
+        graph = LiveGraph.from_graph(g, none, none, 0.85)
+        graph.push(1e-2, 100_000)
+        graph.ensure_host(int(g.host_ids.max()) + 1, 5)
+        handed.clear()
+        state = graph.push(1e-10, 100_000, threads=threads)
+        assert state.bound <= 1e-10
+        assert len(handed) == (threads > 1) and all(theta > 0 for theta in handed)
+        y = graph.y[: graph.n].copy()
+        res = np.empty(graph.n)
+        _push.residual(graph.start[: graph.n], graph.count[: graph.n], graph.dst, graph.weight, graph.inv_out[: graph.n],
+                       graph.teleport(), 0.85, y, res)
+        assert np.abs(res - graph.res[: graph.n]).max() <= 1e-12
+        ranks[threads], bounds[threads] = y / y.sum(), state.bound
+    for threads in (2, 3):
+        assert np.abs(ranks[threads] - ranks[1]).sum() <= bounds[1] + bounds[threads]
