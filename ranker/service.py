@@ -44,7 +44,8 @@ BLOCK_LINKS = 500_000
 SOLVE_SHARE = 0.5
 """Every epoch solves to this share of tol: in a warm epoch the rest lets unmoved hosts stay
 unpublished; a cold epoch's residual so starts the next epochs within their own target, and their
-pushes stay where changes put residual."""
+pushes stay where changes put residual. The last epoch of a service (``ranker --once``), which
+no epoch follows, solves to tol itself."""
 
 
 @dataclass(frozen=True)
@@ -215,9 +216,10 @@ class RankerService:
             self._urls.update((g, u) for g, u in zip(missing, urls) if u is not None)
         return {self._urls[g]: float(y[g]) for g in best.tolist() if g in self._urls}
 
-    def solve_once(self, final: bool = True) -> SolveReport | None:
+    def solve_once(self, final: bool = True, last: bool = False) -> SolveReport | None:
         """Apply what changed, solve to the bound, publish an epoch. None when the graph is empty
-        or another ranker holds the lease for longer than ``lease_wait``."""
+        or another ranker holds the lease for longer than ``lease_wait``. ``last``: no epoch of this
+        service follows (the solve may take all of tol, see SOLVE_SHARE)."""
         started = time.perf_counter()
         lease = Lease(self.store.client, self.store.keys, self.lease_ttl, self.lease_wait)
         with lease as held:
@@ -239,7 +241,7 @@ class RankerService:
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
             with self.progress.solving():
-                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions or cold_threads(edges))
+                state = graph.push(tol if last else tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions or cold_threads(edges))
             solve_s = time.perf_counter() - solve_started
             if state.bound > tol:
                 log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)
