@@ -1,14 +1,13 @@
-"""The Gauss–Seidel sweeps of a push solve on several threads: the host segments cut into
-contiguous blocks, one thread sweeping each (the compiled sweeps release the GIL). A cold solve
-is all sweeps; a warm one sweeps here once its pushes reach most pages (``_push`` hands off).
+"""A cold push solve on several threads: the host segments cut into contiguous blocks, one
+thread sweeping each (the compiled sweeps release the GIL).
 
-Each block runs the sweeps of ``_push`` (Gauss–Seidel over its pages, every |res_u| above the
-threshold) on its own pages; residual a push sends to a page of another block goes
+Each block runs the cold sweeps of ``_push`` (over-relaxed Gauss–Seidel over its pages, every
+|res_u| above the floor) on its own pages; residual a push sends to a page of another block goes
 to the sender's ``spill`` instead, and is added to res once every block has finished the sweep
 (Kohlschütter §3.2.2: inter-partition votes one sweep late), page by page as the sweep listed
-them, so a warm sweep that pushes few pages merges few. After that merge res is again the
-exact residual of y, so the stop rule and its certified bound (Eq. (bound) in ``_push``) are
-unchanged. Blocks cut the pages at host boundaries, balanced by links, so few links cross.
+them. After that merge res is again the exact residual of y, so the stop rule and its certified
+bound (Eq. (bound) in ``_push``) are unchanged. Blocks cut the pages at host boundaries, balanced
+by links, so few links cross.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from rankcrawl.ranker._push import OMEGA, SHRINK, THETA_STEP, _totals
+from rankcrawl.ranker._push import OMEGA, SHRINK, _totals
 
 
 @njit(cache=True, nogil=True)
@@ -78,14 +77,9 @@ def cuts(seg_lo: np.ndarray, seg_hi: np.ndarray, start: np.ndarray, count: np.nd
 
 def block_solve(seg_lo: np.ndarray, seg_hi: np.ndarray, start: np.ndarray, count: np.ndarray, dst: np.ndarray,
                 weight: np.ndarray, inv_out: np.ndarray, alpha: float, y: np.ndarray, res: np.ndarray, tol: float,
-                max_rounds: int, drift: np.ndarray, blocks: int, theta: float = 0.0,
-                omega: float = OMEGA) -> tuple[int, float, float, float]:
-    """The sweeps of ``_push.push_solve`` (contiguous segments covering every page) on ``blocks``
-    threads, until (bound) ≤ tol or ``max_rounds`` sweeps: (rounds, bound, edges, pages).
-
-    A cold start (y = 0, theta = 0) pushes every page above the floor, over-relaxed by ``omega``
-    while that pays; a warm solve handed over by ``push_solve`` (its theta, omega = 1) pushes the
-    pages above max(theta, floor), theta falling by THETA_STEP after a sweep that pushed none."""
+                max_rounds: int, drift: np.ndarray, blocks: int) -> tuple[int, float, float, float]:
+    """The cold sweeps of ``_push.push_solve`` (y = 0, contiguous segments covering every page) on
+    ``blocks`` threads, until (bound) ≤ tol or ``max_rounds`` sweeps: (rounds, bound, edges, pages)."""
     n = y.shape[0]
     factor = 0.5 * (1.0 - alpha)
     bounds = cuts(seg_lo, seg_hi, start, count, blocks)
@@ -94,7 +88,7 @@ def block_solve(seg_lo: np.ndarray, seg_hi: np.ndarray, start: np.ndarray, count
     marks = [np.zeros(n, np.uint8) for _ in parts]
     touched = [np.empty(n - (seg_hi[b - 1] - seg_lo[a]), np.int32) for a, b in parts]  # room for every page outside
     accs = [np.zeros(3) for _ in parts]  # edges, pages pushed; pages touched in the spill
-    last, rounds = np.inf, 0
+    omega, last, rounds = OMEGA, np.inf, 0
     with ThreadPoolExecutor(max(len(parts) - 1, 1)) as pool:
         while True:
             total, ysum = _totals(res, y)
@@ -105,11 +99,10 @@ def block_solve(seg_lo: np.ndarray, seg_hi: np.ndarray, start: np.ndarray, count
                 omega = 1.0
             last = total
             floor = tol * factor * ysum / n
-            pushed = sum(float(a[1]) for a in accs)
 
-            def sweep(k: int, omega: float = omega, threshold: float = max(theta, floor)) -> None:
+            def sweep(k: int, omega: float = omega, floor: float = floor) -> None:
                 a, b = parts[k]
-                _sweep_block(a, b, seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, threshold, omega, y, res,
+                _sweep_block(a, b, seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, floor, omega, y, res,
                              spills[k], marks[k], touched[k], drift, accs[k])
 
             running = [pool.submit(sweep, k) for k in range(1, len(parts))]
@@ -120,6 +113,4 @@ def block_solve(seg_lo: np.ndarray, seg_hi: np.ndarray, start: np.ndarray, count
                 _merge(touched[k], int(accs[k][2]), spills[k], marks[k], res)
                 accs[k][2] = 0.0
             rounds += 1
-            if sum(float(a[1]) for a in accs) == pushed:
-                theta /= THETA_STEP
     return rounds, bound, sum(float(a[0]) for a in accs), sum(float(a[1]) for a in accs)

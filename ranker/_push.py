@@ -130,21 +130,19 @@ def _sweep(seg_lo, seg_hi, start, count, dst, weight, inv_out, alpha, theta, ome
 
 @njit(cache=True, nogil=True)
 def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha, y, res, tol, max_rounds,
-               active, drift, step, omega, hand_off):  # pragma: no cover - compiled
-    """Push until (bound) ≤ tol or ``max_rounds`` rounds; returns (rounds, bound, edges, pages, theta).
+               active, drift, step, omega):  # pragma: no cover - compiled
+    """Push until (bound) ≤ tol or ``max_rounds`` rounds; returns (rounds, bound, edges, pages).
 
     Levels: theta starts at max|res|/step and falls by ``step`` per level, never below the value
     at which every page under it guarantees the bound; a level ends when no segment is active,
     then an exact pass over res decides. ``drift[s]`` accumulates Σ|Δy| of segment s; ``omega``
-    over-relaxes the sweeps of a cold start (y = 0). With ``hand_off``, a solve that reaches its
-    Gauss–Seidel sweeps returns before the first one with theta > 0 (the caller sweeps on from
-    there, ``_blocks``); otherwise theta = 0."""
+    over-relaxes the sweeps of a cold start (y = 0)."""
     n = y.shape[0]
     factor = 0.5 * (1.0 - alpha)
     acc = np.zeros(3)
     rounds = 0
     if n == 0:
-        return 0, 0.0, 0.0, 0.0, 0.0
+        return 0, 0.0, 0.0, 0.0
     theta = 0.0
     for i in range(n):
         theta = max(theta, abs(res[i]))
@@ -157,9 +155,7 @@ def push_solve(seg_lo, seg_hi, seg_of, start, count, dst, weight, inv_out, alpha
         total, ysum = _totals(res, y)
         bound = np.inf if ysum <= 0 else total / (factor * ysum)
         if bound <= tol or rounds >= max_rounds:
-            return rounds, bound, acc[0], acc[1], 0.0
-        if sweeping and hand_off:
-            return rounds, bound, acc[0], acc[1], theta
+            return rounds, bound, acc[0], acc[1]
         if sweeping and total > SHRINK * last:
             omega = 1.0  # over-relaxation stopped paying: plain sweeps converge from anywhere
         last = total

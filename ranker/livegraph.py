@@ -382,26 +382,20 @@ class LiveGraph:
                        self.alpha, self.y[:n], self.res[:n])
 
     def push(self, tol: float, max_rounds: int, threads: int = 1) -> PushState:
-        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``. With its segments
-        in page order (as built, and after appends) the Gauss–Seidel sweeps run on ``threads`` threads
-        (``_blocks``): all of a cold solve (y = 0), those a warm one reaches once its pushes spread."""
+        """Push to the certified bound ``tol``; adds each host's Σ|Δy| to ``drift``. A cold solve
+        (y = 0) with its segments in page order (as built) sweeps on ``threads`` threads (``_blocks``)."""
         n = self.n
         lo, hi = self._segments()
         drift = np.zeros(len(lo))
-        links = (self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n])
-        blocks = threads > 1 and self._in_order()
-        if blocks and not self.y[:n].any():
-            rounds, bound, edges, pages = _blocks.block_solve(lo, hi, *links, self.alpha, self.y[:n], self.res[:n], tol,
-                                                              max_rounds, drift, threads)
+        if threads > 1 and self._in_order() and not self.y[:n].any():
+            rounds, bound, edges, pages = _blocks.block_solve(
+                lo, hi, self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n], self.alpha,
+                self.y[:n], self.res[:n], tol, max_rounds, drift, threads)
         else:
-            rounds, bound, edges, pages, theta = _push.push_solve(
-                lo, hi, self.seg_of[:n], *links, self.alpha, self.y[:n], self.res[:n], tol, max_rounds,
-                np.zeros(len(lo), dtype=np.uint8), drift, _push.THETA_STEP, _push.OMEGA, blocks)
-            if theta > 0:
-                more, bound, more_edges, more_pages = _blocks.block_solve(
-                    lo, hi, *links, self.alpha, self.y[:n], self.res[:n], tol, max_rounds - rounds, drift, threads,
-                    theta, 1.0)
-                rounds, edges, pages = rounds + more, edges + more_edges, pages + more_pages
+            rounds, bound, edges, pages = _push.push_solve(
+                lo, hi, self.seg_of[:n], self.start[:n], self.count[:n], self.dst, self.weight, self.inv_out[:n],
+                self.alpha, self.y[:n], self.res[:n], tol, max_rounds, np.zeros(len(lo), dtype=np.uint8), drift,
+                _push.THETA_STEP, _push.OMEGA)
         touched = np.flatnonzero(drift)
         for s in touched.tolist():
             hid = self.segments[s][0]

@@ -93,7 +93,8 @@ class OutLinks:
         """Push residuals until the certified bound ≤ tol (see ``_push``), in place on y and res."""
         active = np.zeros(len(self.seg_lo), dtype=np.uint8)
         drift = np.zeros(len(self.seg_lo))
-        rounds, bound, edges, pages, _ = _push.push_solve(
+        rounds, bound, edges, pages = _push.push_solve(
             self.seg_lo, self.seg_hi, self.seg_of, self.start, self.count, self.dst, self.weight, self.inv_out,
-            alpha, y, res, tol, max_rounds, active, drift, _push.THETA_STEP, _push.OMEGA, False)
+            alpha, y, res, tol, max_rounds, active, drift, _push.THETA_STEP,
+            _push.OMEGA)
         return PushState(int(rounds), float(bound), float(edges), float(pages), int((drift > 0).sum()))

@@ -315,9 +315,9 @@ def test_cold_sweeps_over_relaxed_keep_the_residual_exact_and_drop_an_omega_that
     v = np.full(n, 1.0 / n)
     y, res = np.zeros(n), v.copy()
     active, drift = np.zeros(len(links.seg_lo), np.uint8), np.zeros(len(links.seg_lo))
-    _, bound, _, _, _ = _push.push_solve(links.seg_lo, links.seg_hi, links.seg_of, links.start, links.count, links.dst,
-                                         links.weight, links.inv_out, ALPHA, y, res, 1e-12, 10_000, active, drift,
-                                         _push.THETA_STEP, omega, False)
+    _, bound, _, _ = _push.push_solve(links.seg_lo, links.seg_hi, links.seg_of, links.start, links.count, links.dst,
+                                      links.weight, links.inv_out, ALPHA, y, res, 1e-12, 10_000, active, drift,
+                                      _push.THETA_STEP, omega)
     assert bound <= 1e-12  # omega = 1.9 diverges unless the solve drops it
     exact = np.empty(n)
     links.residual(v, ALPHA, y, exact)
