@@ -1,26 +1,43 @@
-"""What the ranker shows while it works: rich on a terminal, plain log lines otherwise."""
+"""What the ranker shows while it works: rich on a terminal, plain log lines otherwise (without
+importing rich, a share of a ``ranker --once`` start)."""
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 log = logging.getLogger("rankcrawl.ranker")
+
+
+def maybe_terminal() -> bool:
+    """False when rich's ``Console(stderr=True).is_terminal`` is surely False: stderr is no TTY and
+    neither FORCE_COLOR nor TTY_COMPATIBLE=1 overrides that."""
+    try:
+        tty = sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return tty or bool(os.environ.get("FORCE_COLOR")) or os.environ.get("TTY_COMPATIBLE") == "1"
 
 
 class Progress:
     """Reports loads, solves and publishes of the ranker service."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self.console = console or Console(stderr=True)
-        self.rich = self.console.is_terminal
+        if console is None and maybe_terminal():
+            from rich.console import Console
+
+            console = Console(stderr=True)
+        self.console = console if console is not None and console.is_terminal else None  # None: log lines
 
     def _say(self, text: str) -> None:
-        if self.rich:
+        if self.console is not None:
             self.console.log(text)
         else:
             log.info(text)
@@ -31,7 +48,7 @@ class Progress:
     @contextmanager
     def solving(self) -> Iterator[None]:
         self._say("solving")
-        status: Any = self.console.status("solving PageRank…") if self.rich else nullcontext()
+        status: Any = self.console.status("solving PageRank…") if self.console is not None else nullcontext()
         with status:
             yield
 

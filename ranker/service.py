@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -43,7 +44,8 @@ BLOCK_LINKS = 500_000
 SOLVE_SHARE = 0.5
 """Every epoch solves to this share of tol: in a warm epoch the rest lets unmoved hosts stay
 unpublished; a cold epoch's residual so starts the next epochs within their own target, and their
-pushes stay where changes put residual."""
+pushes stay where changes put residual. The last epoch of a service (``ranker --once``), which
+no epoch follows, solves to tol itself."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,25 @@ def cold_threads(links: int) -> int:
 def load_solver(alpha: float) -> None:
     """Import the solver (numba) and load its compiled kernels: the service runs this while the
     graph is read, so neither waits for the other."""
+    _import_arraymath()
     from rankcrawl.ranker.livegraph import warm_up
 
     warm_up(alpha)
+
+
+def _import_arraymath() -> None:
+    """Import numba's array functions with its BLAS probe failing. At import the module tries
+    ``scipy.linalg.cython_blas`` (≈0.2 s when scipy is installed, most of loading the solver) only
+    to pick how ``np.convolve``/``np.correlate`` take inner products in compiled code (a loop
+    without it); np.dot and linalg still find BLAS when compiled. The ranker's kernels use none."""
+    blas = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or blas in sys.modules:
+        return
+    sys.modules[blas] = None  # type: ignore[assignment]  # import fails: as on an install without scipy
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules[blas]
 
 
 class RankerService:
@@ -198,9 +216,10 @@ class RankerService:
             self._urls.update((g, u) for g, u in zip(missing, urls) if u is not None)
         return {self._urls[g]: float(y[g]) for g in best.tolist() if g in self._urls}
 
-    def solve_once(self, final: bool = True) -> SolveReport | None:
+    def solve_once(self, final: bool = True, last: bool = False) -> SolveReport | None:
         """Apply what changed, solve to the bound, publish an epoch. None when the graph is empty
-        or another ranker holds the lease for longer than ``lease_wait``."""
+        or another ranker holds the lease for longer than ``lease_wait``. ``last``: no epoch of this
+        service follows (the solve may take all of tol, see SOLVE_SHARE)."""
         started = time.perf_counter()
         lease = Lease(self.store.client, self.store.keys, self.lease_ttl, self.lease_wait)
         with lease as held:
@@ -222,7 +241,7 @@ class RankerService:
             tol = self.tol if final or self.interim_tol is None else self.interim_tol
             solve_started = time.perf_counter()
             with self.progress.solving():
-                state = graph.push(tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions or cold_threads(edges))
+                state = graph.push(tol if last else tol * SOLVE_SHARE, MAX_ROUNDS, self.partitions or cold_threads(edges))
             solve_s = time.perf_counter() - solve_started
             if state.bound > tol:
                 log.warning("ranker: not converged — certified error bound %.3g > tol %.3g", state.bound, tol)

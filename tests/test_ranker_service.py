@@ -71,6 +71,22 @@ def test_ranks_equal_networkx_through_the_store(any_client, bias, partitions):
     assert l1(ours, networkx_ranks(records, bias=bias)) <= 1e-9
 
 
+
+@pytest.mark.parametrize("partitions", [1, 2])
+def test_the_last_epoch_solves_to_tol_itself_and_stays_certified(any_client, partitions):
+    """``solve_once(last=True)`` (``ranker --once``) takes all of tol: fewer sweeps than an epoch
+    that leaves half of it to later ones, its published bound ≤ tol and the ranks within it."""
+    records = random_web(seed=11, hosts=8, pages=60)
+    GraphStore(any_client).put_pages(records)
+    tol = 1e-6
+    share = RankerService(any_client, tol=tol, partitions=partitions).solve_once()
+    any_client.delete(GraphStore(any_client).keys.ranks)  # no epoch to seed from: cold again
+    last = RankerService(any_client, tol=tol, partitions=partitions).solve_once(last=True)
+    assert share is not None and last is not None
+    assert last.error_bound <= tol and last.iterations < share.iterations
+    assert l1(dict(RankQueries(any_client).export()), networkx_ranks(records)) <= last.error_bound
+
+
 def test_warm_start_equals_cold_and_reloads_only_changed_hosts(any_client):
     store = GraphStore(any_client)
     records = random_web(seed=7, hosts=8, pages=60)

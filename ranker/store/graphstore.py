@@ -67,6 +67,21 @@ return ids
 (new names get the next numbers) and, last, how many were new; one call per host batch of up
 to ARGS_PER_CALL names."""
 
+PATHS_OF = """
+local out, j = {}, 1
+for _, key in ipairs(KEYS) do
+  local n = tonumber(ARGV[j])
+  for a = j + 1, j + n, 1000 do
+    local got = redis.call('HMGET', key, unpack(ARGV, a, math.min(a + 999, j + n)))
+    for k = 1, #got do out[#out + 1] = got[k] end
+  end
+  j = j + n + 1
+end
+return out
+"""
+"""KEYS: hosts' ``paths`` hashes. ARGV: per key, a count n and n LocalIDs. Returns the paths of all
+those pages in order (nil where unknown)."""
+
 T = TypeVar("T")
 
 
@@ -144,27 +159,43 @@ class GraphStore(ChangeStream):
         return out
 
     def urls_of(self, pairs: Iterable[tuple[int, int]]) -> list[str | None]:
-        """URLs of (HostID, LocalID) pairs (None where unknown)."""
+        """URLs of (HostID, LocalID) pairs (None where unknown): the host names in one HMGET, the paths
+        in one ``PATHS_OF`` call per ARGS_PER_CALL pages (a host a call on a cluster), pipelined."""
         pairs = [(int(h), int(l)) for h, l in pairs]
-        hosts = sorted({h for h, _ in pairs})
         by_host: dict[int, list[int]] = defaultdict(list)
         for h, l in pairs:
             by_host[h].append(l)
+        hosts = sorted(by_host)
+        cluster = getattr(self.client, "nodes_manager", None) is not None
+        calls: list[tuple[list[str], list[int]]] = []
+        for h in hosts:
+            lids = by_host[h]
+            for i in range(0, len(lids), ARGS_PER_CALL):
+                part = lids[i : i + ARGS_PER_CALL]
+                if not calls or cluster or len(calls[-1][1]) + len(part) > ARGS_PER_CALL:
+                    calls.append(([], []))
+                calls[-1][0].append(self.keys.paths(h))
+                calls[-1][1].extend([len(part), *part])
 
-        def run() -> tuple[list[Any], list[Any]]:
-            names = self.client.hmget(self.keys.hostnames, hosts) if hosts else []
+        def run() -> list[Any]:
+            if not hosts:
+                return [[]]
+            call = script(self.client, PATHS_OF)
             pipe = self.client.pipeline(transaction=False)
-            for h in hosts:
-                pipe.hmget(self.keys.paths(h), by_host[h])
-            return names, pipe.execute()
+            pipe.hmget(self.keys.hostnames, hosts)
+            for keys, args in calls:
+                pipe.execute_command(*call, len(keys), *keys, *args)
+            return pipe.execute()
 
-        names, paths = run()
-        found = {}
-        for h, name, ps in zip(hosts, names, paths):
-            for l, p in zip(by_host[h], ps):
+        names, *paths = run()
+        found = iter([p for got in paths for p in got])
+        urls: dict[tuple[int, int], str] = {}
+        for h, name in zip(hosts, names):
+            for l in by_host[h]:
+                p = next(found)
                 if name is not None and p is not None:
-                    found[(h, l)] = name.decode() + p.decode()
-        return [found.get(p) for p in pairs]
+                    urls[(h, l)] = name.decode() + p.decode()
+        return [urls.get(p) for p in pairs]
 
     def url_of(self, hid: int, lid: int) -> str | None:
         """The URL of page (HostID, LocalID), or None."""
