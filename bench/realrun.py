@@ -127,7 +127,8 @@ def run_crawl(name: str, command: list[str], proxy: ProxyServer, timeout: float,
 
     CPU: the crawl process and every process it started (analysis workers included), and the
     Valkey server's (``client``) during the crawl."""
-    env = {**os.environ, "http_proxy": proxy.url, "https_proxy": proxy.url, "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)  # keeps a checkout's own rankcrawl
+    env = {**os.environ, "http_proxy": proxy.url, "https_proxy": proxy.url, "PYTHONPATH": path}
     env.pop("no_proxy", None)
     env.pop("NO_PROXY", None)
     become_subreaper()

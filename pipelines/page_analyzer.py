@@ -128,7 +128,8 @@ def check_classifier(spec: str) -> None:
 
 
 def result_of(f: PageFacts, d: Decision, repush: list[tuple[str, Edges]]) -> PageResult:
-    content = sum(ct and i not in set(d.template_blocks) for i, ct in enumerate(f.block_content))
+    template = set(d.template_blocks)
+    content = sum(ct and i not in template for i, ct in enumerate(f.block_content))
     return PageResult(
         url=f.url, title=f.title, edges=d.edges, follow=follow_of(f, d.link_weights, d.template_links), repush=repush,
         blocks=len(f.block_content), boilerplate_blocks=len(f.block_content) - content,

@@ -6,7 +6,8 @@ the title, every link of the page once per occurrence (target, anchor, block, th
 decision, whether its block is content, whether it links an alternate (language) version of the
 page, which candidate main regions hold it, the pagelet owning it, whether it is in the page's index),
 the candidate main regions' DOM-label keys and depths, each block's content flag, fingerprint key
-and (capped) text, each pagelet's shingle and link-list label key, the near-duplicate signature of
+and (capped) text — only where a target's first link sits, the text ``page_analyzer.follow_of`` sends
+along; each pagelet's shingle and link-list label key, the near-duplicate signature of
 the main text, and — only for the weighting mode that uses them — block labels with sampled terms
 (``block``) or positional term vectors (``lexical``).
 
@@ -229,9 +230,10 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     page = normalize_url(doc.url) if doc.url else None
     blocks = doc.blocks
     facts = PageFacts(url=page or doc.url or "", title=doc.title or "", truncated=bool(doc.truncated))
-    facts.block_text = [b.text[:FOLLOW_CONTEXT] for b in blocks]
     facts.block_content = [bool(b.is_content) for b in blocks]
     links = [link for link in doc.all_links if link.url != page]
+    cited = set(dict(reversed([(link.url, link.block) for link in links])).values())  # each target's first link's block
+    facts.block_text = [b.text[:FOLLOW_CONTEXT] if i in cited else "" for i, b in enumerate(blocks)]
     facts.self_links = len(doc.all_links) - len(links)
     facts.links = [link.url for link in links]
     facts.anchors = [link.text for link in links]

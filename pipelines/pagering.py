@@ -23,6 +23,7 @@ edges (bounded memory; a restart forgets the window).
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,7 +84,7 @@ class RecentPages:
         self.at: dict[str, OrderedDict[str, tuple[int, int]]] = {}  # host → its pages → (decided[host], clock) when added
         self.clock = 0  # pages decided here
         self.by_key: dict[tuple[str, int], set[str]] = {}
-        self.status: dict[tuple[str, int], bool] = {}
+        self.status: dict[str, dict[int, bool]] = {}  # host → key → its last known template status
         self.warm: set[str] = set()
         self.targets: OrderedDict[bytes, np.ndarray] = OrderedDict()  # page key → its link targets' hashes
         self.host_n: dict[str, float] = {}  # host → its page count in the last reply
@@ -112,9 +113,10 @@ class RecentPages:
         self.targets.move_to_end(key)
         while len(self.targets) > self.targets_kept:
             self.targets.popitem(last=False)
+        status = self.status.setdefault(page.host, {})
         for k in self._keys(page):
             self.by_key.setdefault((page.host, k), set()).add(url)
-            if self.status.setdefault((page.host, k), statuses.get(k, False)):
+            if status.setdefault(k, statuses.get(k, False)):
                 self.confirmed.setdefault(page.host, {}).setdefault(k, self.host_n.get(page.host, 0.0))
         self._stamp(page.host, url)
         while len(self.pages) > self.capacity:
@@ -149,14 +151,14 @@ class RecentPages:
             self.warm.add(host)
             dirty |= {u for u, p in self.pages.items() if p.host == host and p.cold}
         mine = self.confirmed.setdefault(host, {})
+        status = self.status.setdefault(host, {})
         for k, t in statuses.items():
-            key = (host, k)
-            pages = self.by_key.get(key)
+            pages = self.by_key.get((host, k))
             if pages is None:
                 continue
-            if self.status.get(key) != t:
+            if status.get(k) != t:
                 dirty |= pages
-                self.status[key] = t
+                status[k] = t
             if t:
                 mine[k] = n
             else:
@@ -193,11 +195,16 @@ class RecentPages:
         return url
 
     def is_template(self, host: str, k: int) -> bool:
-        return self.status.get((host, k), False)
+        return self.status.get(host, {}).get(k, False)
+
+    def templates(self, host: str) -> Callable[[int], bool | None]:
+        """``is_template`` of one host, as a lookup (None: not template)."""
+        return self.status.get(host, {}).get
 
     def _keys(self, page: Remembered) -> set[int]:
-        ks = np.concatenate([page.keys.sh, page.keys.ll, page.keys.fp, page.keys.lt])
-        return {int(k) for k in ks if k}
+        ks = set(np.concatenate([page.keys.sh, page.keys.ll, page.keys.fp, page.keys.lt]).tolist())
+        ks.discard(0)
+        return ks
 
     def _drop(self, url: str) -> None:
         page = self.pages.pop(url)
@@ -212,5 +219,5 @@ class RecentPages:
                 owners.discard(url)
                 if not owners:
                     del self.by_key[key]
-                    self.status.pop(key, None)
+                    self.status[page.host].pop(k, None)
                     self.confirmed.get(page.host, {}).pop(k, None)

@@ -76,20 +76,32 @@ class PageKeys:
     ll: np.ndarray
     fp: np.ndarray
     lt: np.ndarray
+    index: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
+    """Cached: the ``distinct`` keys and, per key of sh|ll|fp|lt, its position among them (-1: none)."""
 
     def distinct(self) -> np.ndarray:
         """The distinct keys to count, at most MAX_KEYS: pagelets', blocks', then links' (document order)."""
-        allk = np.concatenate([self.sh, self.ll, self.fp, self.lt]).tolist()
-        return np.array(list(dict.fromkeys(k for k in allk if k))[:MAX_KEYS], dtype=np.uint64)
+        return self.indexed()[0]
 
-    def statuses(self, is_template: Callable[[int], bool]) -> Callable[[np.ndarray], np.ndarray]:
-        """Per key of an array: is it one of the ``distinct`` keys that ``is_template`` says is template."""
-        status = {k: is_template(k) for k in self.distinct().tolist()}
+    def indexed(self) -> tuple[np.ndarray, np.ndarray]:
+        """``distinct`` and, per key of sh, ll, fp and lt concatenated, its position in it (-1: 0 or over MAX_KEYS)."""
+        if self.index is None:
+            allk = np.concatenate([self.sh, self.ll, self.fp, self.lt]).tolist()
+            distinct = list(dict.fromkeys(k for k in allk if k))[:MAX_KEYS]
+            at = {k: i for i, k in enumerate(distinct)}
+            self.index = (np.array(distinct, dtype=np.uint64),
+                          np.fromiter((at.get(k, -1) for k in allk), dtype=np.int64, count=len(allk)))
+        return self.index
 
-        def of(a: np.ndarray) -> np.ndarray:
-            return np.fromiter((status.get(k, False) for k in a.tolist()), dtype=bool, count=len(a))
-
-        return of
+    def statuses(self, is_template: Callable[[int], bool | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per key of ``sh``, ``ll``, ``fp`` and ``lt``: is it one of the ``distinct`` keys that ``is_template``
+        says is template (None: no)."""
+        distinct, at = self.indexed()
+        status = np.fromiter(map(is_template, distinct.tolist()), dtype=bool, count=len(distinct))
+        flags = np.append(status, False)[at]
+        ends = np.cumsum([len(self.sh), len(self.ll), len(self.fp)])
+        sh, ll, fp, lt = np.split(flags, ends)
+        return sh, ll, fp, lt
 
 
 def list_link_keys(f: PageFacts) -> np.ndarray:
@@ -195,16 +207,19 @@ def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray
     return out
 
 
-def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], warm: bool, duplicate: bool,
+def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | None], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
            region: int = 0, canonical_links: np.ndarray | None = None) -> Decision:
-    """Apply the host evidence (``is_template`` of a typed key; only consulted when ``warm``);
+    """Apply the host evidence (``is_template`` of a typed key, None meaning no; only consulted when ``warm``);
     ``region``: the main region (``main_region``), all of whose non-template links count on a warm host;
     ``canonical_links``: the sorted 63-bit hashes (``pagefacts.label_key``) of the link targets of a
     near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
-    template = keys.statuses(is_template) if warm else lambda a: np.zeros(len(a), dtype=bool)
-    t_blocks, t_pagelets, t_classes = template(keys.fp), template(keys.sh), template(keys.ll)
+    if warm:
+        t_pagelets, t_classes, t_blocks, recurring = keys.statuses(is_template)
+    else:
+        t_pagelets, t_classes, t_blocks, recurring = (np.zeros(len(a), dtype=bool)
+                                                      for a in (keys.sh, keys.ll, keys.fp, keys.lt))
     pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
     block = np.asarray(f.link_block, dtype=np.int64)
     in_template = np.zeros(n, dtype=bool)
@@ -216,7 +231,6 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool], war
             in_class &= (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 0
         in_template |= in_class
     if len(keys.lt) == n:
-        recurring = template(keys.lt)
         in_template |= recurring & menu_links(recurring, keys.lt != 0, pagelet)
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]

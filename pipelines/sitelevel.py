@@ -143,7 +143,7 @@ class SiteAnalyzer:
         keys = page_keys(f, self.text)
         warm = host in self.recent.warm
         weights: list[float | None] = [1.0] * len(f.links)
-        d = decide(f, keys, lambda k: self.recent.is_template(host, k), warm, False, weights, self.scope,
+        d = decide(f, keys, self.recent.templates(host), warm, False, weights, self.scope,
                    self.sum_repeated, f.region_own)
         d.fallback = True
         self.recent.add(Remembered(host, f, keys, weights, d.edges, False, not warm, f.region_own,
@@ -201,7 +201,7 @@ class SiteAnalyzer:
             weights = block_link_weights(f, counts, per_block, warm)
         else:
             weights = [1.0] * len(f.links)
-        d = decide(f, keys, lambda k: statuses.get(k, False), warm, duplicate, weights, self.scope, self.sum_repeated,
+        d = decide(f, keys, statuses.get, warm, duplicate, weights, self.scope, self.sum_repeated,
                    region, canonical_links)
         before = self.recent.get(f.url)
         if replay and before is not None and before.edges != d.edges:
@@ -239,7 +239,7 @@ class SiteAnalyzer:
         warm = p.host in self.recent.warm
         if p.cold and warm and counts is not None:
             p.region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
-        d = decide(p.facts, p.keys, lambda k: self.recent.is_template(p.host, k), warm, p.duplicate, p.weights,
+        d = decide(p.facts, p.keys, self.recent.templates(p.host), warm, p.duplicate, p.weights,
                    self.scope, self.sum_repeated, p.region, p.canonical_links)
         p.cold = not warm
         if d.edges != p.edges:

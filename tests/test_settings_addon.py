@@ -36,6 +36,7 @@ def test_addon_enables_components_and_defaults(redis_url: str) -> None:
     assert s.getint("DOWNLOAD_MAXSIZE") == 4 * DEFAULTS["RANKCRAWL_MAX_PAGE_BYTES"]
     assert s.get("RANKCRAWL_EDGE_SCOPE") == "content" and s.get("RANKCRAWL_FOLLOW_SCOPE") == "all"
     assert any(isinstance(a, Addon) for a in crawler.addons.addons)
+    assert s.getint("CONCURRENT_ITEMS") == 1  # the bundled spider yields requests only
 
 
 def test_user_component_order_and_none_survive_the_addon(redis_url: str) -> None:

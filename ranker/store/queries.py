@@ -23,6 +23,16 @@ ATTEMPTS = 5
 CACHE_SIZE = 100_000
 
 
+def score_pairs(raw: list[Any]) -> list[tuple[bytes, Any]]:
+    """(member, score) pairs of a raw ``WITHSCORES`` reply: RESP3's pairs or RESP2's flat list. Read raw,
+    as redis-py's parser turns every RESP3 score back into text and parses it again (most of the
+    crawler's rank reads' CPU)."""
+    if raw and isinstance(raw[0], list):
+        return [(m, s) for m, s in raw]
+    it = iter(raw)
+    return list(zip(it, it))
+
+
 class EpochGone(Exception):
     """The epoch being read was dropped; the query restarts on the current one."""
 
@@ -60,7 +70,8 @@ class RankQueries:
         def read(state: Published | None) -> list[tuple[str, float]]:
             if state is None or n <= 0:
                 return []
-            rows = self.store.client.zrevrange(key_of(state.epoch), 0, n - 1, withscores=True)
+            rows = score_pairs(self.store.client.execute_command("ZREVRANGE", key_of(state.epoch), 0, n - 1,
+                                                                  "WITHSCORES"))
             if not alive(self.store, state.epoch):
                 raise EpochGone
             return [(u.decode(), float(s) / state.norm) for u, s in rows]
