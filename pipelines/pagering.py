@@ -10,7 +10,9 @@ ones whose edges change are re-pushed. A key found template while its host was s
 pages, say: two index pages sharing a table of contents) may stop recurring as the host grows
 while no later page holds it to say so: a template status last confirmed at host size n is asked
 again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``); a page whose
-edges a re-decision changed counts as just decided (``touch``), as its status may flip back.
+edges a re-decision changed counts as just decided (``touch``), as its status may flip back. A page
+whose main region was its own (no region of its host confirmed yet: a sitemap among a manual's first
+five pages) has its region asked again the same way (``unsettled``), and is re-decided if it moves.
 
 A page's age is counted in its own host's pages, as only they change the evidence it was decided
 with, plus the pages decided since its host's last one (a host that stopped growing has nothing
@@ -64,6 +66,8 @@ class Remembered:
     vector: dict[str, dict[str, int]] | None = None
     pending: set[str] = field(default_factory=set)
     canonical_links: np.ndarray | None = None
+    region_at: float | None = None
+    """Host size when its region was chosen as the page's own on a warm host (None: the host's, or cold)."""
 
 
 def lean(f: PageFacts) -> PageFacts:
@@ -89,6 +93,7 @@ class RecentPages:
         self.targets: OrderedDict[bytes, np.ndarray] = OrderedDict()  # page key → its link targets' hashes
         self.host_n: dict[str, float] = {}  # host → its page count in the last reply
         self.confirmed: dict[str, dict[int, float]] = {}  # host → template key → host size it was last confirmed at
+        self.unsettled_at: dict[str, dict[str, float]] = {}  # host → its pages whose region is their own → region_at
 
     def __contains__(self, url: str) -> bool:
         return url in self.pages
@@ -119,6 +124,7 @@ class RecentPages:
             if status.setdefault(k, statuses.get(k, False)):
                 self.confirmed.setdefault(page.host, {}).setdefault(k, self.host_n.get(page.host, 0.0))
         self._stamp(page.host, url)
+        self.settle(url, page.region_at)
         while len(self.pages) > self.capacity:
             self._drop(self._oldest())
 
@@ -142,6 +148,32 @@ class RecentPages:
         skip = set(int(k) for k in exclude)
         due = sorted((at, k) for k, at in mine.items() if n >= RECHECK_GROWTH * max(at, 1.0) and k not in skip)
         return np.array([k for _, k in due[:MAX_RECHECK]], dtype=np.uint64)
+
+    def unsettled(self, host: str, exclude: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """(pages of ``host`` whose own region was chosen at fewer than 1/RECHECK_GROWTH of its pages, their
+        region keys not in ``exclude``): asked for with the next page, about MAX_RECHECK keys at most."""
+        n = self.host_n.get(host, 0.0)
+        due: list[str] = []
+        keys: set[int] = set()
+        skip = set(exclude.tolist())
+        for url, at in self.unsettled_at.get(host, {}).items():
+            if len(keys) >= MAX_RECHECK:
+                break
+            if n >= RECHECK_GROWTH * max(at, 1.0):
+                due.append(url)
+                keys |= set(self.pages[url].regions.tolist()) - skip
+        return due, np.array(sorted(keys), dtype=np.uint64)
+
+    def settle(self, url: str, region_at: float | None) -> None:
+        """Record that ``url``'s region is the host's (None) or its own, chosen at host size ``region_at``."""
+        page = self.pages[url]
+        page.region_at = region_at
+        mine = self.unsettled_at.setdefault(page.host, {})
+        mine.pop(url, None)
+        if region_at is not None:
+            mine[url] = region_at
+        elif not mine:
+            del self.unsettled_at[page.host]
 
     def learn(self, host: str, statuses: dict[int, bool], warm: bool, n: float = 0.0) -> set[str]:
         """Record key statuses (and warmth) seen for ``host`` at size ``n``; the remembered pages they change."""
@@ -207,6 +239,7 @@ class RecentPages:
         return ks
 
     def _drop(self, url: str) -> None:
+        self.settle(url, None)
         page = self.pages.pop(url)
         mine = self.at[page.host]
         del mine[url]

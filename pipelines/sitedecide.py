@@ -157,15 +157,15 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
                 alternate)]
 
 
-def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> int:
-    """The page's main region (1-based index into ``f.region_keys``, 0 = none): the host's — the deepest
-    candidate that is the main region of at least ``floor`` of the host's pages (``counts``) on a warm
-    host — else the page's own. Between candidates of one depth
+def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> tuple[int, bool]:
+    """The page's main region (1-based index into ``f.region_keys``, 0 = none) and whether it is the
+    host's: the deepest candidate that is the main region of at least ``floor`` of the host's pages
+    (``counts``) on a warm host (True), else the page's own (False). Between candidates of one depth
     and count — one key twice on the page: region keys drop sibling positions and fold digits, so
     Node.js's ``div#column1`` (the menu) and ``div#column2`` (the text) are one key — the first wins:
     the page's chain (``pagefacts.region_chain``, the path to its content) comes first."""
     confirmed = [(f.region_depth[i], c, -i) for i, c in enumerate(counts) if warm and c >= floor]
-    return 1 - max(confirmed)[2] if confirmed else f.region_own
+    return (1 - max(confirmed)[2], True) if confirmed else (f.region_own, False)
 
 
 def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:

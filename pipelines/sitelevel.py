@@ -173,6 +173,8 @@ class SiteAnalyzer:
         vote = regions[f.region_own - 1 : f.region_own] if f.region_own else regions[:0]
         cold = self.recent.cold_keys(host, counted)
         cold = np.concatenate([cold, self.recent.stale_keys(host, np.concatenate([counted, cold]))])
+        due, due_keys = self.recent.unsettled(host, np.concatenate([regions, cold]))
+        cold = np.concatenate([cold, due_keys])
         reply = self.state.update(
             host, f.url, np.concatenate([counted, vote, title_keys]), np.concatenate([regions, cold]),
             block_keys, amounts, f.neardup, sorted(LexicalWeights.terms_of(f.lexical)) if f.lexical else None,
@@ -186,8 +188,10 @@ class SiteAnalyzer:
         cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
         statuses.update({k: c >= floor for k, c in cold_counts.items()})
         region_floor = recurrence_floor(reply.n, REGION_SHARE)
-        region = main_region(f, reply.query[: len(regions)], region_floor, warm)
+        region, settled = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm, reply.n)
+        region_counts = {int(k): c for k, c in zip(regions, reply.query[: len(regions)])} | cold_counts
+        dirty |= self._resettle(due, region_counts, region_floor, reply.n)
         duplicate = reply.canonical is not None
         canonical_links = self.recent.links_of(reply.canonical) if duplicate else None
         vector = None
@@ -208,10 +212,10 @@ class SiteAnalyzer:
             self._queue(f.url, d.edges)
         pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
         self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
-                                   pending, canonical_links), statuses)
+                                   pending, canonical_links, None if settled or not warm else reply.n), statuses)
         reweighed = self._reweigh(waiting, f.url, vector, reply.df, reply.df_n) if waiting else set()
         for url in sorted((dirty | reweighed) - {f.url}):
-            self._redecide(url, cold_counts, region_floor)
+            self._redecide(url, region_counts, region_floor)
         return d
 
     def _reweigh(self, waiting: list[Remembered], target: str, vector: Any, df: dict[str, int],
@@ -231,6 +235,19 @@ class SiteAnalyzer:
             p.pending.discard(target)
         return changed
 
+    def _resettle(self, due: list[str], counts: dict[int, int], floor: float, n: float) -> set[str]:
+        """Choose again the main region of the remembered pages ``due`` (``RecentPages.unsettled``) from the
+        counts of their region keys; the ones whose region moved."""
+        moved = set()
+        for url in due:
+            p = self.recent.pages[url]
+            region, settled = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], floor, True)
+            self.recent.settle(url, None if settled else n)
+            if region != p.region:
+                p.region = region
+                moved.add(url)
+        return moved
+
     def _redecide(self, url: str, counts: dict[int, int] | None = None, region_floor: float = 0.0) -> None:
         """Decide a remembered page again; a page decided cold gets its main region from ``counts``."""
         p = self.recent.get(url)
@@ -238,7 +255,8 @@ class SiteAnalyzer:
             return
         warm = p.host in self.recent.warm
         if p.cold and warm and counts is not None:
-            p.region = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
+            p.region, settled = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
+            self.recent.settle(url, None if settled else self.recent.host_n.get(p.host, 0.0))
         d = decide(p.facts, p.keys, self.recent.templates(p.host), warm, p.duplicate, p.weights,
                    self.scope, self.sum_repeated, p.region, p.canonical_links)
         p.cold = not warm
