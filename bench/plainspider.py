@@ -29,6 +29,8 @@ from rankcrawl.settings.urls import host_of  # noqa: E402
 
 class PlainSpider(scrapy.Spider):
     name = "plain"
+    custom_settings: dict[str, Any] | None = {"CONCURRENT_ITEMS": 1}
+    """As rankcrawl's FocusedSpider, which also yields requests only: the same Scrapy settings."""
 
     def __init__(self, seeds: list[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
