@@ -226,9 +226,6 @@ class RecentPages:
         url, _ = max(firsts, key=lambda f: (self.age(f[0]), -f[1][1]))
         return url
 
-    def is_template(self, host: str, k: int) -> bool:
-        return self.status.get(host, {}).get(k, False)
-
     def templates(self, host: str) -> Callable[[int], bool | None]:
         """``is_template`` of one host, as a lookup (None: not template)."""
         return self.status.get(host, {}).get
