@@ -191,7 +191,7 @@ class SiteAnalyzer:
         region, settled = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm, reply.n)
         region_counts = {int(k): c for k, c in zip(regions, reply.query[: len(regions)])} | cold_counts
-        dirty |= self._resettle(due, region_counts, region_floor, reply.n)
+        dirty |= {url for url in due if self._rechoose(url, region_counts, region_floor)}
         duplicate = reply.canonical is not None
         canonical_links = self.recent.links_of(reply.canonical) if duplicate else None
         vector = None
@@ -235,17 +235,13 @@ class SiteAnalyzer:
             p.pending.discard(target)
         return changed
 
-    def _resettle(self, due: list[str], counts: dict[int, int], floor: float, n: float) -> set[str]:
-        """Choose again the main region of the remembered pages ``due`` (``RecentPages.unsettled``) from the
-        counts of their region keys; the ones whose region moved."""
-        moved = set()
-        for url in due:
-            p = self.recent.pages[url]
-            region, settled = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], floor, True)
-            self.recent.settle(url, None if settled else n)
-            if region != p.region:
-                p.region = region
-                moved.add(url)
+    def _rechoose(self, url: str, counts: dict[int, int], floor: float) -> bool:
+        """Choose the main region of the remembered page ``url`` again from the ``counts`` of its region
+        keys (``RecentPages.settle`` records whether it is its host's); whether it moved."""
+        p = self.recent.pages[url]
+        region, settled = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], floor, True)
+        self.recent.settle(url, None if settled else self.recent.host_n.get(p.host, 0.0))
+        moved, p.region = region != p.region, region
         return moved
 
     def _redecide(self, url: str, counts: dict[int, int] | None = None, region_floor: float = 0.0) -> None:
@@ -255,8 +251,7 @@ class SiteAnalyzer:
             return
         warm = p.host in self.recent.warm
         if p.cold and warm and counts is not None:
-            p.region, settled = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], region_floor, True)
-            self.recent.settle(url, None if settled else self.recent.host_n.get(p.host, 0.0))
+            self._rechoose(url, counts, region_floor)
         d = decide(p.facts, p.keys, self.recent.templates(p.host), warm, p.duplicate, p.weights,
                    self.scope, self.sum_repeated, p.region, p.canonical_links)
         p.cold = not warm
