@@ -14,8 +14,10 @@ The crawl-wide index maps each band key to the first page (its 8-byte URL key) t
 the canonical page; a later near-duplicate's links are counted once: it keeps only its links to
 targets the canonical page does not link to (none when this process does not remember the canonical
 page's links), so a mirror of the same links adds nothing while a copy in another folder whose
-links lead into its own copies keeps them (``sitedecide.decide``). It is read and written inside the site state's one call per page
-(``sitestate``): 4 hash fields per canonical page.
+links lead into its own copies keeps them (``sitedecide.decide``). A page is never a near-duplicate
+of a page it links as its alternate (``hreflang``: a declared language version,
+``sitelevel.declared_alternates``). The index is read and written inside the site state's one call
+per page (``sitestate``): 4 hash fields per canonical page.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, 
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, label_key
 from rankcrawl.pipelines.pagering import RecentPages, Remembered
 from rankcrawl.pipelines.sitedecide import REGION_SHARE, Decision, candidates, decide, main_region, page_keys, recurrence_floor
-from rankcrawl.pipelines.sitestate import SiteState, typed_keys
+from rankcrawl.pipelines.sitestate import SiteState, page_key, typed_keys
 from rankcrawl.settings.urls import split_url
 
 logger = logging.getLogger(__name__)
@@ -45,6 +45,14 @@ REDIS_AWAY = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ReadOn
               redis.exceptions.OutOfMemoryError, redis.exceptions.TryAgainError,
               redis.exceptions.ClusterDownError, redis.exceptions.MasterDownError, OSError)
 Edges = list[tuple[str, float]]
+
+
+def declared_alternates(f: PageFacts) -> set[bytes]:
+    """``page_key`` of every page ``f`` links as an alternate version of itself (``rel="alternate"``,
+    ``hreflang``: its translations). A site's declared language versions are distinct pages, never
+    near-duplicates of each other, whichever of them the crawl fetched first (an untranslated copy's
+    text equals the original's)."""
+    return {page_key(url) for url, alternate in zip(f.links, f.link_alternate or ()) if alternate}
 
 
 class SiteAnalyzer:
@@ -192,7 +200,7 @@ class SiteAnalyzer:
         dirty = self.recent.learn(host, statuses, warm, reply.n)
         region_counts = {int(k): c for k, c in zip(regions, reply.query[: len(regions)])} | cold_counts
         dirty |= {url for url in due if self._rechoose(url, region_counts, region_floor)}
-        duplicate = reply.canonical is not None
+        duplicate = reply.canonical is not None and reply.canonical not in declared_alternates(f)
         canonical_links = self.recent.links_of(reply.canonical) if duplicate else None
         vector = None
         if self.lexical and f.lexical:

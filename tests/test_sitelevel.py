@@ -170,6 +170,21 @@ def test_copy_in_another_folder_keeps_the_links_into_its_own_copies(r):
     assert third.duplicate and third.edges == []
 
 
+def test_declared_language_versions_are_never_near_duplicates(r):
+    """Pages that link each other as alternates (``hreflang``: a language switcher) are distinct pages
+    even when one is an untranslated copy of the other: both keep every link, in either crawl order."""
+    switcher = ('<p class="lang"><a href="/en/story/1" hreflang="en" rel="alternate">en</a> '
+                '<a href="/de/story/1" hreflang="de" rel="alternate">de</a></p>')
+    html = page(1)[1].replace('href="/story/', 'href="../story/').replace("<header>", f"<header>{switcher}")
+    shared = html.replace("</article>", f'<p>See the <a href="{HOST}/glossary">glossary</a>.</p></article>')
+    for order in (("en", "de"), ("de", "en")):
+        sa = SiteAnalyzer(r, prefix=f"t:{order[0]}:")
+        for lang in order:
+            d = sa.process_doc(analyze(shared, url=f"{HOST}/{lang}/story/1"))
+            assert not d.duplicate
+            assert {t for t, _ in d.edges} == {f"{HOST}/{lang}/story/2", f"{HOST}/{lang}/story/3", f"{HOST}/glossary"}
+
+
 def test_a_copy_found_after_its_canonical_page_left_the_window_still_keeps_its_own_links(r):
     """The canonical page's link targets outlive the re-decision window (``remember``)."""
     sa = SiteAnalyzer(r, prefix="t:", remember=2)
