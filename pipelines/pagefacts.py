@@ -47,6 +47,8 @@ FOLLOW_CONTEXT = 500
 """Characters of a link's block text sent along (the crawler's topical priority reads them)."""
 MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
+THIN_SHARE = 0.5
+"""Content words below this share of the container's words make the page's content thin (``thin_content``)."""
 INDEX = re.compile(r"\[\d+\]")
 ID_CLASSES = re.compile(r"(#[^./]+)\.[^/]*")
 """The classes of an element label that has an id: left out of region keys, where the id names the
@@ -104,6 +106,7 @@ class PageFacts:
     region_keys: list[int] = field(default_factory=list)
     region_depth: list[int] = field(default_factory=list)
     region_own: int = 0
+    region_wide: int = 0
     block_label: list[int] = field(default_factory=list)
     block_terms: list[list[int]] = field(default_factory=list)
     stand_in_terms: list[list[str]] = field(default_factory=list)
@@ -167,6 +170,38 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int],
     deepest = deepest or len(chain)
     own = deepest - 1 if deepest >= 2 else deepest
     return chain, own
+
+
+def widened(chain: list[tuple[str, ...]], own: int, thin: bool, pagelets: list[Any],
+            anchor_paths: dict[Any, tuple[str, ...]]) -> int:
+    """The page's own region (1-based in ``chain``) widened, on a page whose content is ``thin``
+    (``thin_content``), up the chain until it holds every link list (a pagelet of at least
+    INDEX_ANCHORS anchors and link density LINK_LIST, no template role) of the container, the chain's
+    first element: a DocBook chapter's table of contents beside the one table its classifier kept."""
+    if not thin or own < 2:
+        return own
+    top = chain[0]
+    k = own
+    for p in pagelets:
+        if len(p.links) < INDEX_ANCHORS or p.link_density < LINK_LIST:
+            continue
+        paths = [anchor_paths[a] for a in p.links if a in anchor_paths]
+        if not paths or any(q[:len(top)] != top for q in paths) or template_role(p.element):
+            continue
+        while k > 1 and any(q[:len(chain[k - 1])] != chain[k - 1] for q in paths):
+            k -= 1
+    return k
+
+
+def thin_content(chain: list[tuple[str, ...]], content_words: int, paths: list[tuple[str, ...]],
+                 words: list[int]) -> bool:
+    """Whether the page's content blocks (``content_words`` in all) hold less than THIN_SHARE of the
+    words of all its blocks (``paths``, ``words``) inside the chain's first element, its container:
+    the classifier then dropped most of the container, e.g. its link lists."""
+    if not chain:
+        return False
+    top = chain[0]
+    return content_words < THIN_SHARE * sum(w for p, w in zip(paths, words) if p[:len(top)] == top)
 
 
 def region_masks(links: list[Any], blocks: list[Any], regions: list[tuple[str, ...]],
@@ -256,6 +291,8 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
                           for p in pagelets]
     facts.link_pagelet = [owner.get(link.element, -1) for link in links]
+    thin = thin_content(chain, sum(b.n_words for b in content), [b.path for b in blocks], [b.n_words for b in blocks])
+    facts.region_wide = widened(chain, facts.region_own, thin, pagelets, doc.anchor_paths)
     index = index_lists(pagelets, blocks)
     facts.link_index = [p >= 0 and index[p] for p in facts.link_pagelet]
     facts.link_regions = region_masks(links, blocks, regions, doc.anchor_paths)

@@ -163,9 +163,10 @@ def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> tu
     (``counts``) on a warm host (True), else the page's own (False). Between candidates of one depth
     and count — one key twice on the page: region keys drop sibling positions and fold digits, so
     Node.js's ``div#column1`` (the menu) and ``div#column2`` (the text) are one key — the first wins:
-    the page's chain (``pagefacts.region_chain``, the path to its content) comes first."""
+    the page's chain (``pagefacts.region_chain``, the path to its content) comes first. The page's own
+    is ``PageFacts.region_wide`` (``pagefacts.widened``); its vote for the host's region stays ``region_own``."""
     confirmed = [(f.region_depth[i], c, -i) for i, c in enumerate(counts) if warm and c >= floor]
-    return (1 - max(confirmed)[2], True) if confirmed else (f.region_own, False)
+    return (1 - max(confirmed)[2], True) if confirmed else (f.region_wide or f.region_own, False)
 
 
 def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:

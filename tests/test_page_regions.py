@@ -50,6 +50,30 @@ def test_a_described_link_list_in_the_pages_own_region_counts_on_a_warm_host(r):
     assert not targets & {f"{HOST}/{s}.html" for s in ("prev", "up", "home", "next")}
 
 
+def chapter(n: int = 8) -> str:
+    """A chapter: its table of contents (nested lists of links) beside the one table of the chapter."""
+    toc = "".join(f"<dt><a href='/c/{k}.html'>{k}. {word(k, 4)} {word(k, 5)}</a></dt><dd><dl>"
+                  + "".join(f"<dt><a href='/c/{k}-{m}.html'>{k}.{m}. {word(k, m + 6)}</a></dt>" for m in range(5))
+                  + "</dl></dd>" for k in range(n))
+    rows = "".join(f"<tr><td>{word(k, 20)}</td><td>{' '.join(word(k, j) for j in range(21, 27))}</td></tr>"
+                   for k in range(6))
+    return docbook(98, f"<h2>Chapter {word(98, 2)}</h2><div class='toc'><dl class='toc'>{toc}</dl></div>"
+                       f"<div class='table'><table><tbody>{rows}</tbody></table></div>")
+
+
+def test_a_table_of_contents_beside_the_one_table_the_classifier_kept_counts_on_a_warm_host(r):
+    """The chapter's content words are its table's (the classifier dropped the contents' link lists):
+    too thin to narrow its region to the table, so the contents' links count."""
+    sa = SiteAnalyzer(r, prefix="ch:")
+    for i in range(6):
+        sa.process_doc(analyze(prose(i), url=f"{HOST}/s{i}.html", classifier=paragraphs_only))
+    d = sa.process_doc(analyze(chapter(), url=f"{HOST}/chapter.html", classifier=paragraphs_only))
+    targets = {t for t, _ in d.edges}
+    toc = {f"{HOST}/c/{k}.html" for k in range(8)} | {f"{HOST}/c/{k}-{m}.html" for k in range(8) for m in range(5)}
+    assert toc <= targets
+    assert not targets & {f"{HOST}/{s}.html" for s in ("prev", "up", "home", "next")}
+
+
 def columns(i: int) -> str:
     menu = "".join(f"<li><a href='/api/{s}.html'>{s}</a></li>" for s in ("fs", "net", "http", "os", "path", "url"))
     text = " ".join(word(i, j) for j in range(60))
