@@ -43,6 +43,7 @@ class RankerExtension:
         self.crawler = crawler
         self.redis_url, self.prefix = config.redis_url, config.key_prefix
         self.alpha, self.tol, self.partitions = config.alpha, config.tol, config.partitions
+        self.interim_tol = max(config.interim_tol, config.tol)
         self.bias = config.bias_to_seeds
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
@@ -67,7 +68,7 @@ class RankerExtension:
         if self.service is None:
             self.service = RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol,
                                          partitions=self.partitions, teleport_urls=self.teleport or None,
-                                         prefix=self.prefix, duty=DUTY)
+                                         prefix=self.prefix, duty=DUTY, interim_tol=self.interim_tol)
         return self.service
 
     def spider_opened(self, spider: Any) -> None:

@@ -53,6 +53,7 @@ class RankcrawlConfig:
     ranker: bool
     alpha: float
     tol: float
+    interim_tol: float
     partitions: int
     edge_batch: int
     edge_buffer: int

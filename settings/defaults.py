@@ -60,6 +60,9 @@ SETTINGS: tuple[Setting, ...] = (
             Flag()),
     Setting("RANKCRAWL_ALPHA", 0.85, "PageRank damping factor alpha of the in-process ranker.", Number(0.0, high=1.0)),
     Setting("RANKCRAWL_TOL", 1e-10, "L1 stopping tolerance of the in-process ranker.", Number(0.0)),
+    Setting("RANKCRAWL_INTERIM_TOL", 1e-6, "Certified L1 error bound of the in-process ranker's interim epochs, "
+            "published while pages keep arriving; the epoch once they pause, and the final one after the crawl, "
+            "meet RANKCRAWL_TOL (a value below it counts as RANKCRAWL_TOL).", Number(0.0)),
     Setting("RANKCRAWL_PARTITIONS", 1, "Threads of the ranker's cold solve: contiguous blocks of hosts, one thread each "
             "(Gauss–Seidel sweeps, cross-block votes one sweep late).", Int(1)),
     Setting("RANKCRAWL_EDGE_BATCH", 64, "Pages per graph-store write batch of the edge writer.", Int(1)),

@@ -28,6 +28,7 @@ BAD = [  # (setting, value, allowed values the message must name)
     ("RANKCRAWL_CLASSIFIER", "bogus", "one of cleaneval, densitometric"),
     ("RANKCRAWL_ALLOW_PRIVATE", "yes", "True or False"),
     ("RANKCRAWL_TOL", "abc", "a number > 0"),
+    ("RANKCRAWL_INTERIM_TOL", "0", "a number > 0"),
     ("RANKCRAWL_LINK_WEIGHTING", "bogus", "one of uniform, block, lexical"),
     ("RANKCRAWL_EDGE_SCOPE", "everything", "one of content, non-template, all"),
     ("RANKCRAWL_FOLLOW_SCOPE", "some", "one of all, non-template, content, none"),

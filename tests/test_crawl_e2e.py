@@ -21,8 +21,10 @@ import rankcrawl.crawler
 from rankcrawl.crawler.cli.demo import content_reachable
 from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.pipelines import analyze
+from rankcrawl.ranker.store.epochs import current
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.queries import RankQueries
+from rankcrawl.settings.defaults import DEFAULTS
 
 pytestmark = pytest.mark.slow
 
@@ -118,6 +120,9 @@ def test_crawl_stores_content_links_and_publishes_ranks(web: DemoWeb, r: redis.R
     ranks = dict(queries.export())
     assert pages <= set(ranks)
     assert abs(sum(ranks.values()) - 1.0) < 1e-6
+    last = current(store)  # interim epochs meet RANKCRAWL_INTERIM_TOL; the one after the crawl RANKCRAWL_TOL
+    assert last is not None and last.fields["final"] == "1"
+    assert float(last.fields["error_bound"]) <= DEFAULTS["RANKCRAWL_TOL"] < DEFAULTS["RANKCRAWL_INTERIM_TOL"]
 
 
 def test_content_follow_scope_stays_in_the_content_graph(web: DemoWeb, r: redis.Redis, redis_url: str) -> None:
