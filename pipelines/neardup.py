@@ -8,7 +8,10 @@ main text (every content block), and the decision is banded (LSH): N_FINGERPRINT
 in BANDS = 4 bands of 6; two pages are near-duplicates when one band agrees entirely. With main-text
 Jaccard similarity J that happens with probability 1 − (1 − J⁶)⁴: 0.99 at J = 0.95, 0.70 at
 J = 0.8, 0.06 at J = 0.5, 0.005 at J = 1/3 (two pages half made of one shared section).
-Texts under MIN_TOKENS tokens get no signature (stub pages would match each other).
+Texts under MIN_TOKENS tokens get no signature (stub pages would match each other). Every band key
+also carries the page's title (case and spacing folded): a copy keeps its page's name, while distinct
+pages of one generator whose main texts are mostly its fixed wording (a site's release notes, API pages
+of interfaces with one method each) differ in their titles and stay distinct.
 
 The crawl-wide index maps each band key to the first page (its 8-byte URL key) that registered it,
 the canonical page; a later near-duplicate's links are counted once: it keeps only its links to
@@ -22,6 +25,7 @@ per page (``sitestate``): 4 hash fields per canonical page.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,15 +36,22 @@ N_FINGERPRINTS, BANDS, WINDOW, SEED = 24, 4, 6, 6
 MIN_TOKENS = 50
 
 
-def signature(text: str) -> list[int]:
-    """The BANDS band keys (63-bit) of ``text``'s whole-text min-hashes; [] below MIN_TOKENS tokens."""
+def title_key(title: str) -> int:
+    """64-bit key of a page title, case and spacing folded (0 for none)."""
+    folded = " ".join(title.lower().split())
+    return int.from_bytes(hashlib.blake2b(folded.encode(), digest_size=8).digest(), "big") if folded else 0
+
+
+def signature(text: str, title: str = "") -> list[int]:
+    """The BANDS band keys (63-bit) of ``text``'s whole-text min-hashes and ``title``; [] below MIN_TOKENS tokens."""
     if len(token_hashes(text)) < MIN_TOKENS:
         return []
     sketch = sketch_segments([text], N_FINGERPRINTS, WINDOW, SEED)[0]
     rows = N_FINGERPRINTS // BANDS
-    bands = np.empty((BANDS, rows + 1), dtype=np.uint64)
+    bands = np.empty((BANDS, rows + 2), dtype=np.uint64)
     bands[:, 0] = np.arange(BANDS, dtype=np.uint64)
-    bands[:, 1:] = sketch.reshape(BANDS, rows)
+    bands[:, 1] = title_key(title)
+    bands[:, 2:] = sketch.reshape(BANDS, rows)
     return [int(v) for v in combine(bands)]
 
 

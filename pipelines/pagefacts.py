@@ -301,7 +301,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.block_fp = [0] * len(blocks)
     for i, key in zip(keyed, fingerprint_keys([blocks[i].text for i in keyed])):
         facts.block_fp[i] = key
-    facts.neardup = signature(doc.text)
+    facts.neardup = signature(doc.text, doc.title or "")
     if options.weighting == "block":
         facts.block_label = [label_key("/".join(b.path)) for b in blocks]
         facts.block_terms = [sampled_terms(b.text) for b in blocks]

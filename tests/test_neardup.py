@@ -28,6 +28,14 @@ def test_pages_sharing_one_long_section_are_distinct():
     assert sum(near_duplicates(signature(a), signature(b)) for a, b in pairs) == 0
 
 
+def test_same_text_under_another_title_is_distinct():
+    """Release notes of two versions, API pages of two one-method interfaces: the generator's wording
+    is most of the text, the title names the page."""
+    notes = text(4)
+    assert near_duplicates(signature(notes, "Django 1.4.3 release notes"), signature(notes, "Django  1.4.3 Release Notes"))
+    assert not near_duplicates(signature(notes, "Django 1.4.3 release notes"), signature(notes, "Django 1.4.4 release notes"))
+
+
 def test_short_texts_give_no_signature():
     assert signature("log in to your account") == []
     assert signature(text(3, MIN_TOKENS - 1)) == []
