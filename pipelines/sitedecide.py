@@ -78,6 +78,14 @@ class PageKeys:
     lt: np.ndarray
     index: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
     """Cached: the ``distinct`` keys and, per key of sh|ll|fp|lt, its position among them (-1: none)."""
+    classes: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    """Cached: ``link_classes`` of the page's links."""
+
+    def link_classes(self, pagelet: np.ndarray) -> np.ndarray:
+        """``link_classes(pagelet, ll)`` for the page's links (``pagelet``: theirs), computed once."""
+        if self.classes is None:
+            self.classes = link_classes(pagelet, self.ll)
+        return self.classes
 
     def distinct(self) -> np.ndarray:
         """The distinct keys to count, at most MAX_KEYS: pagelets', blocks', then links' (document order)."""
@@ -97,11 +105,13 @@ class PageKeys:
         """Per key of ``sh``, ``ll``, ``fp`` and ``lt``: is it one of the ``distinct`` keys that ``is_template``
         says is template (None: no)."""
         distinct, at = self.indexed()
-        status = np.fromiter(map(is_template, distinct.tolist()), dtype=bool, count=len(distinct))
-        flags = np.append(status, False)[at]
-        ends = np.cumsum([len(self.sh), len(self.ll), len(self.fp)])
-        sh, ll, fp, lt = np.split(flags, ends)
-        return sh, ll, fp, lt
+        status = np.zeros(len(distinct) + 1, dtype=bool)
+        status[:-1] = [bool(is_template(k)) for k in distinct.tolist()]
+        flags = status[at]
+        a = len(self.sh)
+        b = a + len(self.ll)
+        c = b + len(self.fp)
+        return flags[:a], flags[a:b], flags[b:c], flags[c:]
 
 
 def list_link_keys(f: PageFacts) -> np.ndarray:
@@ -192,19 +202,26 @@ def menu_links(recurring: np.ndarray, listed: np.ndarray, pagelet: np.ndarray) -
     return out
 
 
-def list_votes(content: np.ndarray, in_template: np.ndarray, pagelet: np.ndarray, ll: np.ndarray) -> np.ndarray:
-    """``content`` with every link of a link-list class (pagelets sharing one DOM label, ``ll``) that
-    is no template and whose links are mostly content: the lists of one index get one decision."""
+def link_classes(pagelet: np.ndarray, ll: np.ndarray) -> np.ndarray:
+    """Per link (its ``pagelet``, -1 for none): its link-list class (pagelets sharing one DOM label,
+    ``ll``) as a small int, -1 outside a link list."""
     if not ll.size:
-        return content
+        return np.full(len(pagelet), -1, dtype=np.int64)
     cls = np.where(pagelet >= 0, ll[np.clip(pagelet, 0, len(ll) - 1)], 0).astype(np.uint64)
-    mine = (cls != 0) & ~in_template
+    keys, inverse = np.unique(cls, return_inverse=True)
+    return inverse.astype(np.int64) - int(keys.size > 0 and keys[0] == 0)   # 0 sorts first: no class → -1
+
+
+def list_votes(content: np.ndarray, in_template: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """``content`` with every link of a link-list class (``link_classes``) that is no template and
+    whose links are mostly content: the lists of one index get one decision."""
+    mine = (classes >= 0) & ~in_template
     if not mine.any():
         return content
-    _, inverse = np.unique(cls[mine], return_inverse=True)
-    share = np.bincount(inverse, content[mine]) / np.bincount(inverse)
+    c = classes[mine]
+    share = np.bincount(c, content[mine]) / np.maximum(np.bincount(c), 1)
     out = content.copy()
-    out[np.flatnonzero(mine)[share[inverse] >= 0.5]] = True
+    out[np.flatnonzero(mine)[share[c] >= 0.5]] = True
     return out
 
 
@@ -224,30 +241,29 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
     pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
     block = np.asarray(f.link_block, dtype=np.int64)
     in_template = np.zeros(n, dtype=bool)
+    has_pagelet = pagelet >= 0
+    in_region = ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
+                 if region > 0 and f.link_regions else None)
     if len(t_pagelets):
-        in_template |= (pagelet >= 0) & t_pagelets[np.clip(pagelet, 0, None)]
+        in_template |= has_pagelet & t_pagelets[np.maximum(pagelet, 0)]
     if len(t_classes):
-        in_class = (pagelet >= 0) & t_classes[np.clip(pagelet, 0, len(t_classes) - 1)]
-        if region > 0 and f.link_regions:
-            in_class &= (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 0
+        in_class = has_pagelet & t_classes[np.minimum(np.maximum(pagelet, 0), len(t_classes) - 1)]
+        if in_region is not None:
+            in_class &= ~in_region
         in_template |= in_class
     if len(keys.lt) == n:
         in_template |= recurring & menu_links(recurring, keys.lt != 0, pagelet)
     if len(t_blocks):
-        in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.clip(block, 0, len(t_blocks) - 1)]
+        in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.minimum(np.maximum(block, 0), len(t_blocks) - 1)]
     content = np.asarray(f.link_content, dtype=bool).reshape(n)
     if warm and n:
         kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
-        if region > 0 and f.link_regions:
-            in_main = (np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
-            kept |= in_main
-        if f.link_index:
-            kept |= np.asarray(f.link_index, dtype=bool)
-        content = list_votes(content | kept, in_template, pagelet, keys.ll)
-        if region > 0 and f.link_regions:
-            masks = np.asarray(f.link_regions, dtype=np.int64)
-            index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
-            content &= ((masks >> (region - 1)) & 1 == 1) | (masks == 0) | index
+        index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
+        if in_region is not None:
+            kept |= in_region
+        content = list_votes(content | kept | index, in_template, keys.link_classes(pagelet))
+        if in_region is not None:
+            content &= in_region | (np.asarray(f.link_regions, dtype=np.int64) == 0) | index
     if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:

@@ -8,7 +8,7 @@ import numpy as np
 
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.pagefacts import facts_of
-from rankcrawl.pipelines.sitedecide import list_votes
+from rankcrawl.pipelines.sitedecide import link_classes, list_votes
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from tests.test_link_dense_content import WORDS, sentence
 
@@ -66,6 +66,6 @@ def test_list_votes_decide_a_link_list_class_as_a_whole():
     in_template = np.array([False, False, False, False, False, True])
     pagelet = np.array([0, 1, 2, 3, -1, 4])
     ll = np.array([7, 7, 7, 9, 11], dtype=np.uint64)  # class 7: 2 of 3 content; 9: none; 11: template
-    out = list_votes(content, in_template, pagelet, ll)
+    out = list_votes(content, in_template, link_classes(pagelet, ll))
     assert out.tolist() == [True, True, True, False, True, False]
-    assert list_votes(content, in_template, pagelet, np.zeros(0, dtype=np.uint64)).tolist() == content.tolist()
+    assert list_votes(content, in_template, link_classes(pagelet, np.zeros(0, dtype=np.uint64))).tolist() == content.tolist()
