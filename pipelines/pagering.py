@@ -10,9 +10,11 @@ ones whose edges change are re-pushed. A key found template while its host was s
 pages, say: two index pages sharing a table of contents) may stop recurring as the host grows
 while no later page holds it to say so: a template status last confirmed at host size n is asked
 again with the next page once the host has ``RECHECK_GROWTH``·n pages (``stale_keys``); a page whose
-edges a re-decision changed counts as just decided (``touch``), as its status may flip back. A page
-whose main region was its own (no region of its host confirmed yet: a sitemap among a manual's first
-five pages) has its region asked again the same way (``unsettled``), and is re-decided if it moves.
+edges a re-decision changed counts as just decided (``touch``), as its status may flip back. A page's
+main region, chosen at host size n — its own when no region of its host is confirmed yet, or one its
+host's first few pages confirmed (a manual's sitemaps in eight languages among its first ten pages
+share a region no other page has) — is asked again the same way (``unsettled``), and the page is
+re-decided if it moves.
 
 A page's age is counted in its own host's pages, as only they change the evidence it was decided
 with, plus the pages decided since its host's last one (a host that stopped growing has nothing
@@ -67,7 +69,7 @@ class Remembered:
     pending: set[str] = field(default_factory=set)
     canonical_links: np.ndarray | None = None
     region_at: float | None = None
-    """Host size when its region was chosen as the page's own on a warm host (None: the host's, or cold)."""
+    """Host size when its region was chosen on a warm host (None: decided cold)."""
 
 
 def lean(f: PageFacts) -> PageFacts:
@@ -94,7 +96,7 @@ class RecentPages:
         self.targets: OrderedDict[bytes, np.ndarray] = OrderedDict()  # page key → its link targets' hashes
         self.host_n: dict[str, float] = {}  # host → its page count in the last reply
         self.confirmed: dict[str, dict[int, float]] = {}  # host → template key → host size it was last confirmed at
-        self.unsettled_at: dict[str, dict[str, float]] = {}  # host → its pages whose region is their own → region_at
+        self.unsettled_at: dict[str, dict[str, float]] = {}  # host → its pages decided warm → region_at
 
     def __contains__(self, url: str) -> bool:
         return url in self.pages
@@ -151,7 +153,7 @@ class RecentPages:
         return np.array([k for _, k in due[:MAX_RECHECK]], dtype=np.uint64)
 
     def unsettled(self, host: str, exclude: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """(pages of ``host`` whose own region was chosen at fewer than 1/RECHECK_GROWTH of its pages, their
+        """(pages of ``host`` whose region was chosen at fewer than 1/RECHECK_GROWTH of its pages, their
         region keys not in ``exclude``): asked for with the next page, about MAX_RECHECK keys at most."""
         n = self.host_n.get(host, 0.0)
         due: list[str] = []
@@ -166,7 +168,7 @@ class RecentPages:
         return due, np.array(sorted(keys), dtype=np.uint64)
 
     def settle(self, url: str, region_at: float | None) -> None:
-        """Record that ``url``'s region is the host's (None) or its own, chosen at host size ``region_at``."""
+        """Record that ``url``'s region was chosen at host size ``region_at`` (None: decided cold, no region)."""
         page = self.pages[url]
         page.region_at = region_at
         mine = self.unsettled_at.setdefault(page.host, {})

@@ -55,6 +55,16 @@ def declared_alternates(f: PageFacts) -> set[bytes]:
     return {page_key(url) for url, alternate in zip(f.links, f.link_alternate or ()) if alternate}
 
 
+def holds(link_regions: list[int], outer: int, inner: int) -> bool:
+    """Whether candidate region ``outer`` (1-based, 0 = none) holds every link that ``inner`` holds."""
+    if inner == 0 or outer == inner:
+        return True
+    if outer == 0:
+        return False
+    masks = np.asarray(link_regions, dtype=np.int64)
+    return not np.any((masks >> (inner - 1)) & 1 & ~(masks >> (outer - 1)))
+
+
 class SiteAnalyzer:
     """Site-level templates, near-duplicates and link weights over shared, bounded Redis state."""
 
@@ -196,7 +206,7 @@ class SiteAnalyzer:
         cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
         statuses.update({k: c >= floor for k, c in cold_counts.items()})
         region_floor = recurrence_floor(reply.n, REGION_SHARE)
-        region, settled = main_region(f, reply.query[: len(regions)], region_floor, warm)
+        region, _ = main_region(f, reply.query[: len(regions)], region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm, reply.n)
         region_counts = {int(k): c for k, c in zip(regions, reply.query[: len(regions)])} | cold_counts
         dirty |= {url for url in due if self._rechoose(url, region_counts, region_floor)}
@@ -220,7 +230,7 @@ class SiteAnalyzer:
             self._queue(f.url, d.edges)
         pending = {f.links[j] for j, (_, stand) in targets.items() if stand}
         self.recent.add(Remembered(host, f, keys, weights, d.edges, duplicate, not warm, region, regions, vector,
-                                   pending, canonical_links, None if settled or not warm else reply.n), statuses)
+                                   pending, canonical_links, reply.n if warm else None), statuses)
         reweighed = self._reweigh(waiting, f.url, vector, reply.df, reply.df_n) if waiting else set()
         for url in sorted((dirty | reweighed) - {f.url}):
             self._redecide(url, region_counts, region_floor)
@@ -245,10 +255,16 @@ class SiteAnalyzer:
 
     def _rechoose(self, url: str, counts: dict[int, int], floor: float) -> bool:
         """Choose the main region of the remembered page ``url`` again from the ``counts`` of its region
-        keys (``RecentPages.settle`` records whether it is its host's); whether it moved."""
+        keys (``RecentPages.settle`` records the host size it was chosen at); whether it moved. A page
+        decided cold takes the choice; a warm one only a region holding every link of its current one
+        (a sitemap's section that its language copies confirmed while the host was small gives way to
+        the host's main element; a region a host's package summaries confirmed stays theirs when other
+        pages outnumber them)."""
         p = self.recent.pages[url]
-        region, settled = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], floor, True)
-        self.recent.settle(url, None if settled else self.recent.host_n.get(p.host, 0.0))
+        region, _ = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], floor, True)
+        self.recent.settle(url, self.recent.host_n.get(p.host, 0.0))
+        if not p.cold and not holds(p.facts.link_regions, region, p.region):
+            return False
         moved, p.region = region != p.region, region
         return moved
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitedecide import main_region
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.sitelevel import SiteAnalyzer, holds
 from tests.test_host_region_links import word
 
 HOST = "http://book.test"
@@ -72,6 +72,47 @@ def test_a_table_of_contents_beside_the_one_table_the_classifier_kept_counts_on_
     toc = {f"{HOST}/c/{k}.html" for k in range(8)} | {f"{HOST}/c/{k}-{m}.html" for k in range(8) for m in range(5)}
     assert toc <= targets
     assert not targets & {f"{HOST}/{s}.html" for s in ("prev", "up", "home", "next")}
+
+
+CONTAINER, SECTION = 101, 202  # region keys: the manual's main element, a sitemap's section in it
+
+
+def sitemap_facts(lang: int) -> PageFacts:
+    """A manual's sitemap in one language, as the site step sees it: its own region is its first
+    section (the classifier kept nothing of its lists), which holds the first of its two link lists."""
+    first = [f"{HOST}/l{lang}/a{m}.html" for m in range(6)]
+    second = [f"{HOST}/l{lang}/b{m}.html" for m in range(6)]
+    return PageFacts(url=f"{HOST}/l{lang}/sitemap.html", title=f"Sitemap {lang}", links=first + second,
+                     link_block=[-1] * 12, link_content=[False] * 12, link_regions=[0b11] * 6 + [0b01] * 6,
+                     region_keys=[CONTAINER, SECTION], region_depth=[3, 4], region_own=2, region_wide=1)
+
+
+def page_facts(i: int) -> PageFacts:
+    return PageFacts(url=f"{HOST}/p/{i}.html", title=f"Page {i}", links=[f"{HOST}/p/{i + 1}.html"], link_block=[0],
+                     block_fp=[0], link_content=[True], link_regions=[0b1], region_keys=[CONTAINER], region_depth=[3],
+                     region_own=1, region_wide=1)
+
+
+def test_a_region_its_first_pages_confirmed_is_chosen_again_as_the_host_grows(r):
+    """Sitemaps in four languages are a manual's first pages: their section is the host's region while
+    the host has four pages; once it has grown, that section is no region of its host, and the sitemaps
+    are re-decided in the host's region, with both of their lists."""
+    sa = SiteAnalyzer(r, prefix="sm:")
+    for lang in range(4):
+        sa.process(sitemap_facts(lang))
+    assert {t for t, _ in sa.recent.get(f"{HOST}/l3/sitemap.html").edges} == set(sitemap_facts(3).links[:6])
+    for i in range(20):
+        sa.process(page_facts(i))
+    sa.take_repush()
+    for lang in range(4):
+        f = sitemap_facts(lang)
+        assert {t for t, _ in sa.recent.get(f.url).edges} == set(f.links)
+
+
+def test_a_warm_page_moves_only_to_a_region_holding_its_links() -> None:
+    masks = [0b011, 0b011, 0b001, 0b100]  # candidate 1 holds 2's links; 3 holds another link only
+    assert holds(masks, 1, 2) and not holds(masks, 2, 1) and not holds(masks, 3, 2)
+    assert holds(masks, 2, 0) and not holds(masks, 0, 2) and holds(masks, 3, 3)
 
 
 def columns(i: int) -> str:
