@@ -127,3 +127,12 @@ def test_link_decision_wins_until_its_block_is_changed() -> None:
     assert doc.links == []
     doc.blocks[1].is_content = True                   # as analysed: the link decision stands
     assert doc.links == []
+
+
+def test_host_folds_keep_a_site_in_one_fold() -> None:
+    from bench.train_link_classifier import host_folds
+
+    hosts = ["b.example", "a.example", "b.example", "c.example", "a.example", "d.example"]
+    folds = host_folds(hosts, 3)
+    assert folds.tolist() == [1, 0, 1, 2, 0, 0]
+    assert {h: f for h, f in zip(hosts, folds)} == {"a.example": 0, "b.example": 1, "c.example": 2, "d.example": 0}
