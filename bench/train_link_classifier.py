@@ -32,10 +32,10 @@ import time
 from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier
 
 from bench.datasets import DATA, Page, load
 from bench.metrics import normalize_link
@@ -45,6 +45,9 @@ from bench.train_classifier import fit as fit_blocks
 from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
 from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.steps import PageState
+
+if TYPE_CHECKING:  # training only: the folds and the scoring need no sklearn
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
 MODEL = BLOCK_MODEL.parent / "links.json"
 GRID = ({"max_iter": 250, "max_depth": 6, "max_leaf_nodes": 31},)
