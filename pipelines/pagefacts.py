@@ -279,8 +279,9 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     if not options.site:
         return facts
     content = [b for b in blocks if b.is_content]
-    chain, facts.region_own = region_chain([b.path for b in content], [b.n_words for b in content],
-                                           [b.path for b in blocks])
+    paths, words = [b.path for b in blocks], [b.n_words for b in blocks]
+    content_words = [b.n_words for b in content]
+    chain, facts.region_own = region_chain([b.path for b in content], content_words, paths)
     regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
     regions = regions[:MAX_REGIONS]
     facts.region_keys = [label_key("R:" + ID_CLASSES.sub(r"\1", INDEX.sub("", "/".join(p)))) for p in regions]
@@ -291,7 +292,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     facts.pagelet_list = [label_key("L:" + p.label) if p.links and p.link_density >= LINK_LIST else 0
                           for p in pagelets]
     facts.link_pagelet = [owner.get(link.element, -1) for link in links]
-    thin = thin_content(chain, sum(b.n_words for b in content), [b.path for b in blocks], [b.n_words for b in blocks])
+    thin = thin_content(chain, sum(content_words), paths, words)
     facts.region_wide = widened(chain, facts.region_own, thin, pagelets, doc.anchor_paths)
     index = index_lists(pagelets, blocks)
     facts.link_index = [p >= 0 and index[p] for p in facts.link_pagelet]

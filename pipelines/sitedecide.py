@@ -242,8 +242,8 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
     block = np.asarray(f.link_block, dtype=np.int64)
     in_template = np.zeros(n, dtype=bool)
     has_pagelet = pagelet >= 0
-    in_region = ((np.asarray(f.link_regions, dtype=np.int64) >> (region - 1)) & 1 == 1
-                 if region > 0 and f.link_regions else None)
+    masks = np.asarray(f.link_regions, dtype=np.int64) if region > 0 and f.link_regions else None
+    in_region = (masks >> (region - 1)) & 1 == 1 if masks is not None else None
     if len(t_pagelets):
         in_template |= has_pagelet & t_pagelets[np.maximum(pagelet, 0)]
     if len(t_classes):
@@ -263,7 +263,7 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
             kept |= in_region
         content = list_votes(content | kept | index, in_template, keys.link_classes(pagelet))
         if in_region is not None:
-            content &= in_region | (np.asarray(f.link_regions, dtype=np.int64) == 0) | index
+            content &= in_region | (masks == 0) | index
     if scope == "all":
         counted = np.ones(n, dtype=bool)
     else:
