@@ -8,12 +8,19 @@ computed. Text inside invisible elements (script, style, …) is not text. The w
 from __future__ import annotations
 
 import re
+from types import ModuleType
 from typing import Any
 
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
 from rankcrawl.pipelines.document import W_MAX, TextBlock
+
+_blockwalk: ModuleType | None
+try:
+    from rankcrawl.pipelines import _blockwalk
+except ImportError:  # built without the optional extension (no C compiler at install): the Python walk
+    _blockwalk = None
 
 INVISIBLE_TAGS = frozenset(
     "script style noscript option template svg iframe head title object embed math canvas datalist".split()
@@ -54,6 +61,20 @@ def attribute_label(ident: str | None, cls: str | None) -> str:
     return DIGITS.sub("N", out) if out else out
 
 
+def new_block(pieces: list[str], linked: list[str], owner: Any, owner_path: tuple[str, ...], gap: set[str],
+              anchors: list[Any]) -> TextBlock | None:
+    """The block of the text ``pieces`` collected since the last gap (None when they hold no word);
+    ``linked``: the pieces inside anchors, with a space for each run of text outside them.
+    Positional ``TextBlock`` arguments and inlined ``word_count``: this runs for every block."""
+    text = " ".join("".join(pieces).split())
+    n_words = text.count(" ") + 1 - len(SPACED_NON_WORD.findall(" " + text)) if text else 0
+    if not n_words:
+        return None
+    lines, last = wrap_counts_text(text, n_words)
+    return TextBlock(text, n_words, word_count(" ".join("".join(linked).split())) if linked else 0,
+                     lines, last, owner.tag, owner_path, frozenset(gap), anchors, owner)
+
+
 def atomic_blocks(root: Any, deadline: Deadline | None = None,
                   anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> tuple[list[TextBlock], list[Any]]:
     """(atomic blocks in document order, ``<a href>`` elements that carry no block text).
@@ -61,8 +82,19 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     Every element's DOM path is built as the walk enters it (its parent's path plus its
     label), so no element is visited twice; ``anchor_paths``, if given, receives the path of
     every ``<a href>``. ``deadline``: checked every ``CHECK_EVERY`` elements (None: no budget).
-    Positional ``TextBlock`` arguments and inlined ``word_count``: this loop runs for every element.
+    The walk runs compiled (``_blockwalk``, over libxml2's nodes) where that extension was built,
+    else as ``python_atomic_blocks``; both build their blocks with ``new_block``.
     """
+    if root is None:
+        return [], []
+    if _blockwalk is not None and type(root) is etree._Element:
+        return _blockwalk.atomic_blocks(root, deadline, anchor_paths, new_block, attribute_label)
+    return python_atomic_blocks(root, deadline, anchor_paths)
+
+
+def python_atomic_blocks(root: Any, deadline: Deadline | None = None,
+                         anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> tuple[list[TextBlock], list[Any]]:
+    """``atomic_blocks`` walked by ``lxml.etree.iterwalk`` (no compiled extension needed)."""
     if root is None:
         return [], []
     blocks: list[TextBlock] = []
@@ -77,19 +109,14 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
 
     def flush() -> None:
         nonlocal pieces, linked, anchors, gap
-        text = " ".join("".join(pieces).split())
-        n_words = text.count(" ") + 1 - len(non_word(" " + text)) if text else 0   # word_count, inlined
-        if n_words:
-            lines, last = wrap_counts_text(text, n_words)
-            blocks.append(TextBlock(
-                text, n_words, word_count(" ".join("".join(linked).split())) if linked else 0,
-                lines, last, owner.tag, owner_path, frozenset(gap), anchors, owner))
+        block = new_block(pieces, linked, owner, owner_path, gap, anchors)
+        if block is not None:
+            blocks.append(block)
             gap = set()
         else:
             orphans.extend(anchors)
         pieces, linked, anchors = [], [], []
 
-    non_word = SPACED_NON_WORD.findall
     attribute_labels: dict[tuple[str | None, str | None], str] = {}
     paths: list[tuple[str, ...]] = [()]      # DOM path of every open element (and of the root's parent)
     counts: list[dict[str, int]] = [{}]      # tags seen among each open element's children

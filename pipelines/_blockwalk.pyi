@@ -1,0 +1,9 @@
+from collections.abc import Callable
+from typing import Any
+
+from rankcrawl.pipelines.deadline import Deadline
+from rankcrawl.pipelines.document import TextBlock
+
+def atomic_blocks(root: Any, deadline: Deadline | None, anchor_paths: dict[Any, tuple[str, ...]] | None,
+                  new_block: Callable[..., TextBlock | None],
+                  attribute_label: Callable[[str | None, str | None], str]) -> tuple[list[TextBlock], list[Any]]: ...

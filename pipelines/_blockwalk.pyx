@@ -1,0 +1,260 @@
+# cython: language_level=3
+"""``blocks.atomic_blocks``'s walk over libxml2's nodes through lxml's C API (optional extension).
+
+The same traversal as ``blocks.python_atomic_blocks`` (``lxml.etree.iterwalk`` with start and end
+events): the same elements in the same order (elements, comments, processing instructions and
+entity references, as lxml counts them), an element's text and tail as lxml's ``.text`` and
+``.tail`` collect them, ``get()``'s attribute values, and the same blocks, built by the caller's
+``new_block``. It differs only in cost: no Python proxy is made for an element unless it owns a
+block's text or is an ``<a href>``, and tag names are decoded once per page.
+"""
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport strcmp, strlen
+from lxml.includes cimport tree
+from lxml.includes.etreepublic cimport _Document, _Element, elementFactory, import_lxml__etree
+
+import_lxml__etree()
+
+cdef frozenset INVISIBLE = frozenset(
+    "script style noscript option template svg iframe head title object embed math canvas datalist".split()
+)
+cdef int CHECK_EVERY = 1024
+
+
+cdef inline bint _is_element(tree.xmlNode* n) noexcept:
+    return (n.type == tree.XML_ELEMENT_NODE or n.type == tree.XML_COMMENT_NODE
+            or n.type == tree.XML_ENTITY_REF_NODE or n.type == tree.XML_PI_NODE)
+
+
+cdef inline tree.xmlNode* _next_element(tree.xmlNode* n) noexcept:
+    while n is not NULL and not _is_element(n):
+        n = n.next
+    return n
+
+
+cdef inline tree.xmlNode* _text_node(tree.xmlNode* n) noexcept:
+    """``n`` if it is a text node (XInclude markers skipped), else NULL: lxml's ``_textNodeOrSkip``."""
+    while n is not NULL:
+        if n.type == tree.XML_TEXT_NODE or n.type == tree.XML_CDATA_SECTION_NODE:
+            return n
+        if n.type == tree.XML_XINCLUDE_START or n.type == tree.XML_XINCLUDE_END:
+            n = n.next
+        else:
+            return NULL
+    return NULL
+
+
+cdef inline str _utf8(const char* s):
+    return PyUnicode_DecodeUTF8(s, strlen(s), NULL)
+
+
+cdef inline bint _ascii_space(const unsigned char* s) noexcept:
+    """Only ASCII white space (each of which ``str.isspace`` counts) up to the NUL."""
+    while s[0] != 0:
+        if not (s[0] == 32 or 9 <= s[0] <= 13):
+            return False
+        s += 1
+    return True
+
+
+cdef str _text(tree.xmlNode* n, bint drop_space):
+    """The text of the run of text nodes starting at ``n`` (lxml's ``_collectText``); None when there is
+    none, it is empty, or (``drop_space``) it is ASCII white space alone."""
+    cdef tree.xmlNode* cur = _text_node(n)
+    cdef tree.xmlNode* only = NULL
+    cdef int count = 0
+    cdef bint space = True
+    while cur is not NULL:
+        if cur.content is not NULL and cur.content[0] != 0:
+            only = cur
+            count += 1
+            if drop_space and space:
+                space = _ascii_space(<const unsigned char*>cur.content)
+        cur = _text_node(cur.next)
+    if count == 0 or (drop_space and space):
+        return None
+    if count == 1:
+        return _utf8(<const char*>only.content)
+    parts = []
+    cur = _text_node(n)
+    while cur is not NULL:
+        if cur.content is not NULL and cur.content[0] != 0:
+            parts.append(_utf8(<const char*>cur.content))
+        cur = _text_node(cur.next)
+    return "".join(parts)
+
+
+cdef object _attribute(_Document doc, tree.xmlNode* n, const char* name):
+    """``n.get(name)`` for a name without namespace: the value, "" for a value-less attribute, None when
+    absent (an unusual value, of several nodes, is left to lxml)."""
+    cdef tree.xmlAttr* a = n.properties
+    while a is not NULL:
+        if a.ns is NULL and strcmp(<const char*>a.name, name) == 0:
+            if a.children is NULL:
+                return ""
+            if a.children.next is NULL and a.children.type == tree.XML_TEXT_NODE and a.children.content is not NULL:
+                return _utf8(<const char*>a.children.content)
+            return elementFactory(doc, n).get(name.decode("ascii"))
+        a = a.next
+    return None
+
+
+cdef _Element _proxy(_Document doc, tree.xmlNode* n):
+    return elementFactory(doc, n)
+
+
+cdef inline _Element _parent_proxy(_Document doc, tree.xmlNode* n):
+    """lxml's ``getparent()``: None at the top of the tree."""
+    cdef tree.xmlNode* p = n.parent
+    if p is NULL or not _is_element(p):
+        return None
+    return elementFactory(doc, p)
+
+
+def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribute_label):
+    """``blocks.atomic_blocks(root, deadline, anchor_paths)``: (blocks, orphan anchors)."""
+    cdef _Document doc = root._doc
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* c = top
+    cdef tree.xmlNode* child
+    cdef tree.xmlNode* nxt
+    cdef int in_link = 0
+    cdef long visited = 0
+    cdef bint check = deadline is not None
+    cdef bint descend
+    cdef bint is_a
+    cdef _Element el
+    cdef list blocks = [], orphans = [], pieces = [], linked = [], anchors = [], pending = []
+    cdef list paths = [()], counts = [{}]
+    cdef set gap = set()
+    cdef dict seen, names = {}, labels = {}
+    cdef tuple path, owner_path = ()
+    cdef str tag, text, attrs
+    owner = None
+    while True:
+        # ---- start event of c
+        if check:
+            visited += 1
+            if visited % CHECK_EVERY == 0:
+                deadline.check("blocks")
+        if c.type == tree.XML_ELEMENT_NODE and c.ns is NULL:
+            tag = names.get(<size_t>c.name)
+            if tag is None:
+                tag = names[<size_t>c.name] = _utf8(<const char*>c.name)
+        elif c.type == tree.XML_ELEMENT_NODE:
+            tag = _proxy(doc, c).tag
+        else:
+            tag = ""
+        seen = counts[-1]
+        index = seen[tag] = seen.get(tag, 0) + 1
+        is_a = tag == "a"
+        descend = True
+        el = None
+        if is_a:
+            in_link += 1
+            if c.properties is not NULL and _attribute(doc, c, b"href") is not None:
+                el = _proxy(doc, c)
+                pending.append(el)
+        else:
+            if pieces:
+                block = new_block(pieces, linked, owner, owner_path, gap, anchors)
+                if block is not None:
+                    blocks.append(block)
+                    gap = set()
+                else:
+                    orphans.extend(anchors)
+                pieces, linked, anchors = [], [], []
+            if not tag or tag in INVISIBLE:
+                if tag:
+                    gap.add(tag)
+                descend = False
+                paths.append(())
+                counts.append(seen)
+            else:
+                gap.add(tag)
+        if descend:
+            if c.properties is NULL:
+                attrs = ""
+            else:
+                key = (_attribute(doc, c, b"id"), _attribute(doc, c, b"class"))
+                attrs = labels.get(key)
+                if attrs is None:
+                    attrs = labels[key] = attribute_label(*key)
+            path = <tuple>paths[-1] + (f"{tag}[{index}]{attrs}",)
+            paths.append(path)
+            if el is not None and anchor_paths is not None:
+                anchor_paths[el] = path
+            counts.append({})
+            text = _text(c.children, not pieces) if c.type == tree.XML_ELEMENT_NODE else None
+            if text is not None and not (not pieces and text.isspace()):
+                if not pieces:
+                    owner, owner_path = (el if el is not None else _proxy(doc, c)), path
+                pieces.append(text)
+                if in_link:
+                    linked.append(text)
+                elif linked and linked[-1] != " ":
+                    linked.append(" ")
+                if pending:
+                    anchors.extend(pending)
+                    pending.clear()
+            child = _next_element(c.children) if c.type == tree.XML_ELEMENT_NODE else NULL
+            if child is not NULL:
+                c = child
+                continue
+        # ---- end events: of c, then of each ancestor whose last child c was
+        while True:
+            paths.pop()
+            counts.pop()
+            if c.type == tree.XML_ELEMENT_NODE and c.ns is NULL:
+                tag = names[<size_t>c.name]
+            elif c.type == tree.XML_ELEMENT_NODE:
+                tag = _proxy(doc, c).tag
+            else:
+                tag = ""
+            if tag == "a":
+                in_link -= 1
+                if pending and (<_Element>pending[-1])._c_node is c:
+                    orphans.append(pending.pop())
+            elif tag and tag not in INVISIBLE:
+                if pieces:
+                    block = new_block(pieces, linked, owner, owner_path, gap, anchors)
+                    if block is not None:
+                        blocks.append(block)
+                        gap = set()
+                    else:
+                        orphans.extend(anchors)
+                    pieces, linked, anchors = [], [], []
+                gap.add(tag)
+            text = _text(c.next, not pieces)
+            if text is not None and not (not pieces and text.isspace()):
+                skip = False
+                if not pieces:
+                    parent = _parent_proxy(doc, c)
+                    if parent is None:
+                        skip = True
+                    else:
+                        owner, owner_path = parent, paths[-1]
+                if not skip:
+                    pieces.append(text)
+                    if in_link:
+                        linked.append(text)
+                    elif linked and linked[-1] != " ":
+                        linked.append(" ")
+                    if pending:
+                        anchors.extend(pending)
+                        pending.clear()
+            if c is top:
+                if pieces:
+                    block = new_block(pieces, linked, owner, owner_path, gap, anchors)
+                    if block is not None:
+                        blocks.append(block)
+                    else:
+                        orphans.extend(anchors)
+                orphans.extend(pending)
+                return blocks, orphans
+            nxt = _next_element(c.next)
+            if nxt is not NULL:
+                c = nxt
+                break
+            c = c.parent

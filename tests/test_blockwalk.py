@@ -1,0 +1,76 @@
+"""The compiled block walk (``_blockwalk``) gives exactly what the Python walk gives, on generated pages."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from rankcrawl.pipelines import blocks
+from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
+from rankcrawl.pipelines.parsing import parse_html
+
+if blocks._blockwalk is None:
+    if os.environ.get("CI"):
+        pytest.fail("the compiled block walk was not built (setup.py: Cython and a C compiler are needed)", pytrace=False)
+    pytest.skip("the compiled block walk is not built here", allow_module_level=True)
+
+TAGS = ["div", "p", "span", "a", "li", "ul", "td", "h2", "b", "br", "script", "style", "svg:rect", "table", "tr",
+        "noscript", "em", "section", "nav"]
+TEXTS = ["", " ", "\n  ", "word", "two words", "Ünïcödé text", "&amp; &lt;tag&gt;", "a.b.c | x", "\u00a0", "12 34",
+         "<![CDATA[cdata]]>", "&#x1F600; emoji", "- * -"]
+
+
+def random_page(rng: random.Random, depth: int = 0) -> str:
+    """A random fragment: nested elements with ids, classes, hrefs (some empty or value-less), text and tails."""
+    out = [rng.choice(TEXTS)]
+    for _ in range(rng.randint(0, 4 if depth < 5 else 0)):
+        tag = rng.choice(TAGS)
+        attrs = ""
+        if rng.random() < 0.4:
+            attrs += f' id="{rng.choice(["main", " x1 ", "post-42", ""])}"'
+        if rng.random() < 0.4:
+            attrs += f' class="{rng.choice(["nav menu", "  ", "card item3", "Content"])}"'
+        if tag == "a" and rng.random() < 0.8:
+            attrs += rng.choice([' href="/x"', " href", ' href=""', ' href="http://e.com/?a=1&amp;b=2"'])
+        if rng.random() < 0.1:
+            attrs += " hidden"
+        out.append(f"<{tag}{attrs}>{random_page(rng, depth + 1)}</{tag}>{rng.choice(TEXTS)}")
+        if rng.random() < 0.1:
+            out.append("<!-- comment --><?pi x?>")
+    return "".join(out)
+
+
+def summary(result: tuple[list, list], anchor_paths: dict) -> tuple:
+    found, orphans = result
+    return ([(b.text, b.n_words, b.n_linked_words, b.n_lines, b.last_line_words, b.tag, b.path, b.gap_tags,
+              [id(a) for a in b.anchors], id(b.element)) for b in found],
+            [id(a) for a in orphans], {id(k): v for k, v in anchor_paths.items()})
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_compiled_walk_equals_python_walk(seed: int) -> None:
+    rng = random.Random(seed)
+    html = f"<html><head><title>T</title></head><body>{random_page(rng)}</body></html>{rng.choice(TEXTS)}"
+    root = parse_html(html)
+    keep = list(root.iter())  # one proxy per element for both walks, so identities compare
+    py_paths: dict = {}
+    c_paths: dict = {}
+    expected = summary(blocks.python_atomic_blocks(root, None, py_paths), py_paths)
+    assert summary(blocks.atomic_blocks(root, None, c_paths), c_paths) == expected
+    assert keep
+
+
+def test_compiled_walk_of_a_subtree_and_its_tail() -> None:
+    root = parse_html("<div><p>inside <a href='/a'>link</a></p> tail words <a href='/b'></a></div>")
+    p = root.find(".//p")
+    keep = list(root.iter())
+    assert summary(blocks.atomic_blocks(p, None, {}), {}) == summary(blocks.python_atomic_blocks(p, None, {}), {})
+    assert keep
+
+
+def test_compiled_walk_checks_its_deadline() -> None:
+    root = parse_html("<div>" + "<p>x</p>" * 5000 + "</div>")
+    with pytest.raises(AnalysisTimeout, match="blocks"):
+        blocks.atomic_blocks(root, Deadline(-1.0), {})
