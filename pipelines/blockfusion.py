@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rankcrawl.pipelines.blockstats import shared_path
+from rankcrawl.pipelines.blockstats import common_prefix
 from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
 
@@ -118,30 +118,41 @@ def separator(gap: frozenset[str]) -> str:
 
 
 def merge(blocks: list[TextBlock]) -> TextBlock:
-    """One block spanning ``blocks``; counts are summed and features follow from them."""
+    """One block spanning ``blocks``; counts are summed and features follow from them. One pass over
+    the blocks: the shared DOM path (``blockstats.shared_path``) narrows only where a block's path
+    leaves it, checked by one tuple comparison."""
     first = blocks[0]
     if len(blocks) == 1:
         return first
     parts = [first.text]
+    words, linked, lines, atomic = first.n_words, first.n_linked_words, first.n_lines, first.n_atomic
+    anchors = list(first.anchors)
+    path = first.path
     for b in blocks[1:]:
         parts.append(separator(b.gap_tags))
         parts.append(b.text)
-    path = shared_path([b.path for b in blocks])
+        words += b.n_words
+        linked += b.n_linked_words
+        lines += b.n_lines
+        atomic += b.n_atomic
+        anchors += b.anchors
+        if b.path[: len(path)] != path:
+            path = path[: common_prefix(path, b.path)]
     element = first.element
     for _ in range(len(first.path) - len(path)):
         element = element.getparent() if element is not None else None
     return TextBlock(
         text="".join(parts),
-        n_words=sum(b.n_words for b in blocks),
-        n_linked_words=sum(b.n_linked_words for b in blocks),
-        n_lines=sum(b.n_lines for b in blocks),
+        n_words=words,
+        n_linked_words=linked,
+        n_lines=lines,
         last_line_words=blocks[-1].last_line_words,
         tag=first.tag,
         path=path,
         gap_tags=first.gap_tags,
-        anchors=[a for b in blocks for a in b.anchors],
+        anchors=anchors,
         element=element,
-        n_atomic=sum(b.n_atomic for b in blocks),
+        n_atomic=atomic,
     )
 
 

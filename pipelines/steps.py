@@ -123,7 +123,7 @@ def _positions(s: PageState) -> None:
 
 def _title(s: PageState) -> None:
     if s.root is not None:
-        s.title = " ".join("".join(s.root.xpath("//title[1]//text()")).split())
+        s.title = " ".join("".join(s.root.xpath(TITLE_TEXT, smart_strings=False)).split())
 
 
 def _block_model(s: PageState) -> None:
@@ -187,6 +187,7 @@ def content_filter(name: str) -> Step:
     return Step(f"filter:{name}", run)
 
 
+TITLE_TEXT = "//title[1]//text()"
 BASE: tuple[Step, ...] = (Step("decode", _decode), Step("parse", _parse), Step("blocks", _blocks),
                           Step("fusion", _fusion), Step("positions", _positions), Step("title", _title))
 BLOCK_MODEL = Step("block_model", _block_model)
