@@ -112,6 +112,42 @@ cdef inline _Element _parent_proxy(_Document doc, tree.xmlNode* n):
     return elementFactory(doc, p)
 
 
+cdef class _Blocks:
+    """The blocks found so far and the text collected since the last gap."""
+
+    cdef list blocks, orphans, pieces, linked, anchors, pending
+    cdef set gap
+    cdef object owner, new_block
+    cdef tuple owner_path
+    cdef int in_link
+
+    def __init__(self, new_block):
+        self.blocks, self.orphans, self.pieces, self.linked, self.anchors, self.pending = [], [], [], [], [], []
+        self.gap = set()
+        self.owner, self.owner_path, self.new_block, self.in_link = None, (), new_block, 0
+
+    cdef void flush(self):
+        """Close the text collected so far into a block (its anchors are orphans when it holds no word)."""
+        block = self.new_block(self.pieces, self.linked, self.owner, self.owner_path, self.gap, self.anchors)
+        if block is not None:
+            self.blocks.append(block)
+            self.gap = set()
+        else:
+            self.orphans.extend(self.anchors)
+        self.pieces, self.linked, self.anchors = [], [], []
+
+    cdef void add(self, str text):
+        """Collect ``text`` (inside an anchor: also as linked text) and attach the anchors opened before it."""
+        self.pieces.append(text)
+        if self.in_link:
+            self.linked.append(text)
+        elif self.linked and self.linked[-1] != " ":
+            self.linked.append(" ")
+        if self.pending:
+            self.anchors.extend(self.pending)
+            self.pending.clear()
+
+
 def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribute_label):
     """``blocks.atomic_blocks(root, deadline, anchor_paths)``: (blocks, orphan anchors)."""
     cdef _Document doc = root._doc
@@ -119,19 +155,15 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribu
     cdef tree.xmlNode* c = top
     cdef tree.xmlNode* child
     cdef tree.xmlNode* nxt
-    cdef int in_link = 0
     cdef long visited = 0
     cdef bint check = deadline is not None
     cdef bint descend
-    cdef bint is_a
-    cdef _Element el
-    cdef list blocks = [], orphans = [], pieces = [], linked = [], anchors = [], pending = []
+    cdef _Element el, parent
+    cdef _Blocks b = _Blocks(new_block)
     cdef list paths = [()], counts = [{}]
-    cdef set gap = set()
     cdef dict seen, names = {}, labels = {}
-    cdef tuple path, owner_path = ()
+    cdef tuple path
     cdef str tag, text, attrs
-    owner = None
     while True:
         # ---- start event of c
         if check:
@@ -148,31 +180,24 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribu
             tag = ""
         seen = counts[-1]
         index = seen[tag] = seen.get(tag, 0) + 1
-        is_a = tag == "a"
         descend = True
         el = None
-        if is_a:
-            in_link += 1
+        if tag == "a":
+            b.in_link += 1
             if c.properties is not NULL and _attribute(doc, c, b"href") is not None:
                 el = _proxy(doc, c)
-                pending.append(el)
+                b.pending.append(el)
         else:
-            if pieces:
-                block = new_block(pieces, linked, owner, owner_path, gap, anchors)
-                if block is not None:
-                    blocks.append(block)
-                    gap = set()
-                else:
-                    orphans.extend(anchors)
-                pieces, linked, anchors = [], [], []
+            if b.pieces:
+                b.flush()
             if not tag or tag in INVISIBLE:
                 if tag:
-                    gap.add(tag)
+                    b.gap.add(tag)
                 descend = False
                 paths.append(())
                 counts.append(seen)
             else:
-                gap.add(tag)
+                b.gap.add(tag)
         if descend:
             if c.properties is NULL:
                 attrs = ""
@@ -186,18 +211,11 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribu
             if el is not None and anchor_paths is not None:
                 anchor_paths[el] = path
             counts.append({})
-            text = _text(c.children, not pieces) if c.type == tree.XML_ELEMENT_NODE else None
-            if text is not None and not (not pieces and text.isspace()):
-                if not pieces:
-                    owner, owner_path = (el if el is not None else _proxy(doc, c)), path
-                pieces.append(text)
-                if in_link:
-                    linked.append(text)
-                elif linked and linked[-1] != " ":
-                    linked.append(" ")
-                if pending:
-                    anchors.extend(pending)
-                    pending.clear()
+            text = _text(c.children, not b.pieces) if c.type == tree.XML_ELEMENT_NODE else None
+            if text is not None and not (not b.pieces and text.isspace()):
+                if not b.pieces:
+                    b.owner, b.owner_path = (el if el is not None else _proxy(doc, c)), path
+                b.add(text)
             child = _next_element(c.children) if c.type == tree.XML_ELEMENT_NODE else NULL
             if child is not NULL:
                 c = child
@@ -213,46 +231,25 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribu
             else:
                 tag = ""
             if tag == "a":
-                in_link -= 1
-                if pending and (<_Element>pending[-1])._c_node is c:
-                    orphans.append(pending.pop())
+                b.in_link -= 1
+                if b.pending and (<_Element>b.pending[-1])._c_node is c:
+                    b.orphans.append(b.pending.pop())
             elif tag and tag not in INVISIBLE:
-                if pieces:
-                    block = new_block(pieces, linked, owner, owner_path, gap, anchors)
-                    if block is not None:
-                        blocks.append(block)
-                        gap = set()
-                    else:
-                        orphans.extend(anchors)
-                    pieces, linked, anchors = [], [], []
-                gap.add(tag)
-            text = _text(c.next, not pieces)
-            if text is not None and not (not pieces and text.isspace()):
-                skip = False
-                if not pieces:
-                    parent = _parent_proxy(doc, c)
-                    if parent is None:
-                        skip = True
-                    else:
-                        owner, owner_path = parent, paths[-1]
-                if not skip:
-                    pieces.append(text)
-                    if in_link:
-                        linked.append(text)
-                    elif linked and linked[-1] != " ":
-                        linked.append(" ")
-                    if pending:
-                        anchors.extend(pending)
-                        pending.clear()
+                if b.pieces:
+                    b.flush()
+                b.gap.add(tag)
+            text = _text(c.next, not b.pieces)
+            if text is not None and not (not b.pieces and text.isspace()):
+                parent = None if b.pieces else _parent_proxy(doc, c)
+                if b.pieces or parent is not None:
+                    if parent is not None:
+                        b.owner, b.owner_path = parent, paths[-1]
+                    b.add(text)
             if c is top:
-                if pieces:
-                    block = new_block(pieces, linked, owner, owner_path, gap, anchors)
-                    if block is not None:
-                        blocks.append(block)
-                    else:
-                        orphans.extend(anchors)
-                orphans.extend(pending)
-                return blocks, orphans
+                if b.pieces:
+                    b.flush()
+                b.orphans.extend(b.pending)
+                return b.blocks, b.orphans
             nxt = _next_element(c.next)
             if nxt is not NULL:
                 c = nxt
