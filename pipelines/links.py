@@ -17,18 +17,19 @@ from rankcrawl.settings.urls import normalize_url
 
 
 def base_url(root: Any, url: str | None) -> str | None:
-    """The URL relative links resolve against: ``<base href>`` (itself resolved) or the page URL."""
+    """The URL relative links resolve against: the first ``<base href>`` (itself resolved) or the page URL.
+    ``iter("base")`` finds it in C, without the XPath engine's node sets over the whole tree."""
     if root is None:
         return url
-    for href in root.xpath("//base/@href")[:1]:
-        href = href.strip()
-        try:
-            joined = urljoin(url, href) if url else href
-        except ValueError:
-            continue
-        if normalize_url(joined):
-            return joined
-    return url
+    href = next((h for el in root.iter("base") if (h := el.get("href")) is not None), None)
+    if href is None:
+        return url
+    href = href.strip()
+    try:
+        joined = urljoin(url, href) if url else href
+    except ValueError:
+        return url
+    return joined if normalize_url(joined) else url
 
 
 def anchor_text(element: Any) -> str:

@@ -122,8 +122,14 @@ def _positions(s: PageState) -> None:
 
 
 def _title(s: PageState) -> None:
-    if s.root is not None:
-        s.title = " ".join("".join(s.root.xpath(TITLE_TEXT, smart_strings=False)).split())
+    if s.root is None:
+        return
+    titles = list(s.root.iter("title"))
+    if len(titles) == 1:    # the common page: //title[1]//text() is that title's text, found without XPath's node sets
+        text = "".join(titles[0].itertext())
+    else:
+        text = "".join(s.root.xpath(TITLE_TEXT, smart_strings=False))
+    s.title = " ".join(text.split())
 
 
 def _block_model(s: PageState) -> None:
