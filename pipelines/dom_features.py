@@ -98,9 +98,13 @@ class PathCodes:
         self._roles: list[int] = []
         self._free: list[int] = []
         self._free_numbers: dict[str, int] = {}
+        self._last: tuple[Sequence[tuple[str, ...]], np.ndarray] = ((), np.zeros((0, 1), dtype=np.int64))
 
     def __call__(self, paths: Sequence[tuple[str, ...]]) -> np.ndarray:
-        """int64[len(paths), max(longest, 1)]: the paths' label numbers, -1 past each path's end."""
+        """int64[len(paths), max(longest, 1)]: the paths' label numbers, -1 past each path's end (the
+        last call's kept: the block and the link model both code the blocks' paths). Read-only."""
+        if paths == self._last[0]:
+            return self._last[1]
         flat = list(chain.from_iterable(paths))
         numbers = self.numbers
         for label in dict.fromkeys(flat):
@@ -112,6 +116,8 @@ class PathCodes:
         codes = np.full((len(paths), max(int(lengths.max(initial=0)), 1)), -1, dtype=np.int64)
         codes[np.arange(codes.shape[1]) < lengths[:, None]] = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64,
                                                                            count=len(flat))
+        codes.flags.writeable = False
+        self._last = (paths, codes)
         return codes
 
     def roles(self, codes: np.ndarray) -> np.ndarray:
@@ -133,15 +139,15 @@ def role_matrix(masks: list[int] | np.ndarray) -> np.ndarray:
 
 def type_declarations(root: Any) -> list[str]:
     """og:type, JSON-LD and microdata type declarations of the page (in no particular order): the
-    ``itemtype`` values by one XPath walk, the ``<meta>`` and ``<script>`` ones by one element walk
+    ``itemtype`` values by one XPath walk (plain strings), the ``<meta>`` and ``<script>`` ones by one element walk
     (an XPath union of the three walked the tree three times)."""
-    out = [str(v) for v in root.xpath("//@itemtype")]
+    out: list[str] = root.xpath("//@itemtype", smart_strings=False)
     for el in root.iter("meta", "script"):
         if el.tag == "meta":
             if el.get("property") == "og:type" and (content := el.get("content")) is not None:
                 out.append(content)
         elif el.get("type") == "application/ld+json":
-            out += map(str, el.xpath("text()"))
+            out += el.xpath("text()", smart_strings=False)
     return out
 
 

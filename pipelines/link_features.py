@@ -88,13 +88,35 @@ def _href_parts(href: str) -> tuple[bool, str | None, str, float, float] | None:
     ``href``; None when it does not parse (cached: a host's pages repeat their navigation)."""
     if href.startswith("#"):
         return True, None, "", 0.0, 0.0
-    try:
-        parts = urlsplit(href)
-    except ValueError:
+    split = _quick_split(href)
+    if split is None:
+        try:
+            split = urlsplit(href)[1:4]
+        except ValueError:
+            return None
+    netloc, path, query = split
+    path = path.rstrip("/")
+    segments = path.split("/")
+    return False, _host(netloc) if netloc else None, path, float(len(segments) - segments.count("")), float(bool(query))
+
+
+def _quick_split(href: str) -> tuple[str, str, str] | None:
+    """``urlsplit(href)``'s (netloc, path, query) for the common ``/path`` and ``http(s)://host/path``
+    forms with an ASCII host and no tab or line break (urlsplit would remove those), else None."""
+    if "\t" in href or "\r" in href or "\n" in href:
         return None
-    path = parts.path.rstrip("/")
-    depth = len([s for s in path.split("/") if s])
-    return False, _host(parts.netloc) if parts.netloc else None, path, float(depth), float(bool(parts.query))
+    if href.startswith("/") and not href.startswith("//"):
+        netloc, rest = "", href
+    elif href.startswith(("http://", "https://")):
+        rest = href[href.index("//") + 2:]
+        cut = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+        netloc, rest = rest[:cut], rest[cut:]
+        if not netloc.isascii() or "[" in netloc or "]" in netloc:
+            return None
+    else:
+        return None
+    path, _, query = rest.partition("#")[0].partition("?")
+    return netloc, path, query
 
 
 def href_features(href: str, page_host: str, page_path: str) -> tuple[float, float, float, float, float]:
@@ -230,7 +252,7 @@ def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext
     numbers: dict[str, int] = {}
     href_number = np.fromiter((numbers.setdefault(h, len(numbers)) for h in hrefs), dtype=np.int64, count=n_anchors)
     repeats = np.bincount(href_number)
-    paths = [context.anchor_paths.get(el) or blocks[i].path for el, i in zip(anchors, owner)]
+    paths = [context.anchor_paths.get(el) or b.path for b in blocks for el in b.anchors]
     codes = context.codes(paths)
     group = first_seen(context.codes.index_free(codes))
     shared = common_prefixes(codes, context.codes([region])[0, :len(region)])
