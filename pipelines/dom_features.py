@@ -54,6 +54,9 @@ PAGE_TYPE_NAMES: tuple[str, ...] = tuple(PAGE_TYPES)
 LABEL = re.compile(r"^([^\[]*)\[\d+\](.*)$")
 CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 TOKEN = re.compile(r"[a-z]+")
+CASED = re.compile(r"[A-Z]+[a-z]*|[a-z]+")
+"""An ASCII text's ``tokens`` before lower-casing: a camelCase split letter run is upper-case
+letters then lower-case ones."""
 LD_TYPE = re.compile(r'"@type"\s*:\s*\[?\s*"([^"]+)"')
 SCHEMA_TYPE = re.compile(r"schema\.org/(\w+)")
 INDEX = re.compile(r"\[\d+\]")
@@ -61,6 +64,8 @@ INDEX = re.compile(r"\[\d+\]")
 
 def tokens(text: str) -> set[str]:
     """Lower-case letter runs of ``text``, camelCase split (``mainContent`` → main, content)."""
+    if text.isascii():
+        return set(map(str.lower, CASED.findall(text)))
     return set(TOKEN.findall(CAMEL.sub(" ", text).lower()))
 
 
