@@ -10,7 +10,9 @@ The page's own type hints come from ``<body>``'s classes (``single-post``, ``arc
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -52,12 +54,18 @@ PAGE_TYPE_NAMES: tuple[str, ...] = tuple(PAGE_TYPES)
 LABEL = re.compile(r"^([^\[]*)\[\d+\](.*)$")
 CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 TOKEN = re.compile(r"[a-z]+")
+CASED = re.compile(r"[A-Z]+[a-z]*|[a-z]+")
+"""An ASCII text's ``tokens`` before lower-casing: a camelCase split letter run is upper-case
+letters then lower-case ones."""
 LD_TYPE = re.compile(r'"@type"\s*:\s*\[?\s*"([^"]+)"')
 SCHEMA_TYPE = re.compile(r"schema\.org/(\w+)")
+INDEX = re.compile(r"\[\d+\]")
 
 
 def tokens(text: str) -> set[str]:
     """Lower-case letter runs of ``text``, camelCase split (``mainContent`` → main, content)."""
+    if text.isascii():
+        return set(map(str.lower, CASED.findall(text)))
     return set(TOKEN.findall(CAMEL.sub(" ", text).lower()))
 
 
@@ -79,20 +87,53 @@ def label_roles(label: str) -> int:
     return mask
 
 
-class RoleCache:
-    """Role masks of DOM paths (the OR of their labels below ``<body>``), cached per path."""
+@lru_cache(maxsize=1 << 16)
+def index_free(label: str) -> str:
+    """One DOM-path label without its sibling indices (cached: a page's paths share their labels)."""
+    return INDEX.sub("", label)
+
+
+class PathCodes:
+    """A page's DOM paths as int arrays: every distinct label numbered once, with its role mask and
+    the number of its index-free form, so the prefixes, roles and index-free forms of many paths
+    are array operations (``blockstats.common_prefixes``, ``roles``, ``index_free``)."""
 
     def __init__(self) -> None:
-        self._masks: dict[tuple[str, ...], int] = {}
+        self.numbers: dict[str, int] = {}
+        self._roles: list[int] = []
+        self._free: list[int] = []
+        self._free_numbers: dict[str, int] = {}
+        self._last: tuple[Sequence[tuple[str, ...]], np.ndarray] = ((), np.zeros((0, 1), dtype=np.int64))
 
-    def __call__(self, path: tuple[str, ...]) -> int:
-        mask = self._masks.get(path)
-        if mask is None:
-            mask = 0
-            for label in path[2:]:
-                mask |= label_roles(label)
-            self._masks[path] = mask
-        return mask
+    def __call__(self, paths: Sequence[tuple[str, ...]]) -> np.ndarray:
+        """int64[len(paths), max(longest, 1)]: the paths' label numbers, -1 past each path's end (the
+        last call's kept: the block and the link model both code the blocks' paths). Read-only."""
+        if paths == self._last[0]:
+            return self._last[1]
+        flat = list(chain.from_iterable(paths))
+        numbers = self.numbers
+        for label in dict.fromkeys(flat):
+            if label not in numbers:
+                numbers[label] = len(numbers)
+                self._roles.append(label_roles(label))
+                self._free.append(self._free_numbers.setdefault(index_free(label), len(self._free_numbers)))
+        lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
+        codes = np.full((len(paths), max(int(lengths.max(initial=0)), 1)), -1, dtype=np.int64)
+        codes[np.arange(codes.shape[1]) < lengths[:, None]] = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64,
+                                                                           count=len(flat))
+        codes.flags.writeable = False
+        self._last = (paths, codes)
+        return codes
+
+    def roles(self, codes: np.ndarray) -> np.ndarray:
+        """int64[n]: role masks of coded paths: the OR of their ``label_roles`` below ``<body>``."""
+        table = np.array([*self._roles, 0], dtype=np.int64)   # -1, past the end: no role
+        return np.bitwise_or.reduce(table[codes[:, 2:]], axis=1)
+
+    def index_free(self, codes: np.ndarray) -> np.ndarray:
+        """Coded paths' index-free forms (``index_free`` labels), -1 past the end: equal rows for paths
+        that differ in sibling indices only (the items of one list or grid)."""
+        return np.array([*self._free, -1], dtype=np.int64)[codes]
 
 
 def role_matrix(masks: list[int] | np.ndarray) -> np.ndarray:
@@ -103,15 +144,15 @@ def role_matrix(masks: list[int] | np.ndarray) -> np.ndarray:
 
 def type_declarations(root: Any) -> list[str]:
     """og:type, JSON-LD and microdata type declarations of the page (in no particular order): the
-    ``itemtype`` values by one XPath walk, the ``<meta>`` and ``<script>`` ones by one element walk
+    ``itemtype`` values by one XPath walk (plain strings), the ``<meta>`` and ``<script>`` ones by one element walk
     (an XPath union of the three walked the tree three times)."""
-    out = [str(v) for v in root.xpath("//@itemtype")]
+    out: list[str] = root.xpath("//@itemtype", smart_strings=False)
     for el in root.iter("meta", "script"):
         if el.tag == "meta":
             if el.get("property") == "og:type" and (content := el.get("content")) is not None:
                 out.append(content)
         elif el.get("type") == "application/ld+json":
-            out += map(str, el.xpath("text()"))
+            out += el.xpath("text()", smart_strings=False)
     return out
 
 
@@ -135,14 +176,14 @@ def page_type_hints(root: Any) -> np.ndarray:
 class PageContext:
     """What page-level features need besides the blocks: the tree, URL, anchors' DOM paths.
 
-    The role masks are cached per DOM path and the page-type hints computed once.
+    The paths' labels are numbered once (``codes``) and the page-type hints computed once.
     """
 
     def __init__(self, root: Any = None, url: str | None = None,
                  anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> None:
         self.root, self.url = root, url
         self.anchor_paths = anchor_paths if anchor_paths is not None else {}
-        self.roles = RoleCache()
+        self.codes = PathCodes()
         self._page_types: np.ndarray | None = None
 
     @property

@@ -8,12 +8,17 @@ the last block's next are all zeros.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from rankcrawl.pipelines.blockstats import block_counts, link_density, text_density
 from rankcrawl.pipelines.document import TextBlock
 
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+TAG_ROWS: dict[str, int] = {**{h: 1 for h in HEADINGS}, "p": 2, "div": 3, "a": 4, "li": 5, "td": 6}
+TAG_ONEHOT = np.vstack([np.zeros(6), np.eye(6)])
+"""Row ``TAG_ROWS.get(tag, 0)`` of ``TAG_ONEHOT``: the block's ``tag_*`` features (none for other tags)."""
 
 BLOCK_FEATURES: tuple[str, ...] = (
     "n_words",              # words (tokens with a letter or digit)
@@ -41,13 +46,10 @@ def block_features(blocks: list[TextBlock]) -> np.ndarray:
     """float64[n, len(BLOCK_FEATURES)]: each block's own features."""
     n = len(blocks)
     words, linked, lines, last = block_counts(blocks)
-    raw = np.array([(b.position, *b.text_stats) for b in blocks], dtype=np.float64).reshape(n, 6)
-    position, chars, sentences, caps, stops, bars = raw.T
+    raw = np.fromiter(chain.from_iterable((b.position, *b.text_stats) for b in blocks), dtype=np.float64, count=6 * n)
+    position, chars, sentences, caps, stops, bars = raw.reshape(n, 6).T
     safe = np.maximum(words, 1.0)
-    tags = [b.tag for b in blocks]
-    onehot = np.array(
-        [(t in HEADINGS, t == "p", t == "div", t == "a", t == "li", t == "td") for t in tags], dtype=np.float64
-    ).reshape(n, 6)
+    onehot = TAG_ONEHOT[np.fromiter((TAG_ROWS.get(b.tag, 0) for b in blocks), dtype=np.int64, count=n)]
     own = np.column_stack([
         words, link_density(linked, words), text_density(words, lines, last), chars / safe,
         words / np.maximum(sentences, 1.0), position,

@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from rankcrawl.pipelines.blockstats import block_counts, common_prefix, link_density, shared_path
+from rankcrawl.pipelines.blockstats import block_counts, common_prefixes, first_seen, link_density, shared_path
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext, role_matrix
-from rankcrawl.pipelines.trained_classifier import PAGE_FEATURES, region_keys
+from rankcrawl.pipelines.trained_classifier import PAGE_FEATURES
 
 BLOCK_LINK_FEATURES: tuple[str, ...] = (
     "p_block",              # P(content) of the anchor's block
@@ -88,13 +88,35 @@ def _href_parts(href: str) -> tuple[bool, str | None, str, float, float] | None:
     ``href``; None when it does not parse (cached: a host's pages repeat their navigation)."""
     if href.startswith("#"):
         return True, None, "", 0.0, 0.0
-    try:
-        parts = urlsplit(href)
-    except ValueError:
+    split = _quick_split(href)
+    if split is None:
+        try:
+            split = urlsplit(href)[1:4]
+        except ValueError:
+            return None
+    netloc, path, query = split
+    path = path.rstrip("/")
+    segments = path.split("/")
+    return False, _host(netloc) if netloc else None, path, float(len(segments) - segments.count("")), float(bool(query))
+
+
+def _quick_split(href: str) -> tuple[str, str, str] | None:
+    """``urlsplit(href)``'s (netloc, path, query) for the common ``/path`` and ``http(s)://host/path``
+    forms with an ASCII host and no tab or line break (urlsplit would remove those), else None."""
+    if "\t" in href or "\r" in href or "\n" in href:
         return None
-    path = parts.path.rstrip("/")
-    depth = len([s for s in path.split("/") if s])
-    return False, _host(parts.netloc) if parts.netloc else None, path, float(depth), float(bool(parts.query))
+    if href.startswith("/") and not href.startswith("//"):
+        netloc, rest = "", href
+    elif href.startswith(("http://", "https://")):
+        rest = href[href.index("//") + 2:]
+        cut = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+        netloc, rest = rest[:cut], rest[cut:]
+        if not netloc.isascii() or "[" in netloc or "]" in netloc:
+            return None
+    else:
+        return None
+    path, _, query = rest.partition("#")[0].partition("?")
+    return netloc, path, query
 
 
 def href_features(href: str, page_host: str, page_path: str) -> tuple[float, float, float, float, float]:
@@ -126,6 +148,11 @@ def href_words(href: str) -> tuple[float, float, float]:
     else:
         a, s, t = (p.search(href) for p in HREF_WORDS)
     return float(bool(a)), float(bool(s)), float(bool(t))
+
+
+def anchor_word_count(el: Any) -> int:
+    """Whitespace-separated words of an element's text (its descendants' included)."""
+    return len((el.text or "").split() if not len(el) else "".join(el.itertext()).split())
 
 
 def list_counts(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[int, int]:
@@ -197,62 +224,65 @@ def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext
         return AnchorRows(np.zeros((0, len(LINK_FEATURES))), empty.astype(np.int64), empty.astype(np.int64),
                           empty, empty, 0, 0.0)
     words, linked, _, _ = block_counts(blocks)
-    owner = np.repeat(np.arange(len(blocks)), [len(b.anchors) for b in blocks])
+    per_block = np.fromiter(map(len, (b.anchors for b in blocks)), dtype=np.int64, count=len(blocks))
+    owner = np.repeat(np.arange(len(blocks)), per_block)
     prev = np.concatenate([[0.0], proba[:-1]])
     nxt = np.concatenate([proba[1:], [0.0]])
     padded = np.concatenate([np.zeros(2), proba, np.zeros(2)])
     window = np.max(np.lib.stride_tricks.sliding_window_view(padded, 5), axis=1)
     main = int(np.argmax(proba * np.log1p(words)))
-    main_path = blocks[main].path
+    block_paths = [b.path for b in blocks]
+    block_codes = context.codes(block_paths)
+    block_depth = np.fromiter(map(len, block_paths), dtype=np.int64, count=len(blocks))
+    main_depth = int(block_depth[main])
     positions = np.array([b.position for b in blocks])
     blk = np.column_stack([
         proba, prev, nxt, window, np.log1p(words), link_density(linked, words),
-        np.log1p([len(b.anchors) for b in blocks]),
+        np.log1p(per_block),
         [b.tag in ("li", "dd", "dt") for b in blocks], [b.tag in ("td", "th") for b in blocks],
         [len(b.tag) == 2 and b.tag[0] == "h" and b.tag[1].isdigit() for b in blocks],
-        [common_prefix(b.path, main_path) / max(len(main_path), 1) for b in blocks],
-        [len(b.path) - len(main_path) for b in blocks], positions, np.abs(positions - positions[main]),
+        common_prefixes(block_codes, block_codes[main, :main_depth]) / max(main_depth, 1),
+        block_depth - main_depth, positions, np.abs(positions - positions[main]),
     ])[owner]
 
     region = content_region(blocks, proba, threshold)
     parts = urlsplit(context.url or "")
     page_host, page_path = _host(parts.netloc), parts.path.rstrip("/")
     hrefs = [(el.get("href") or "").strip() for el in anchors]
-    repeats: dict[str, int] = {}
-    for h in hrefs:
-        repeats[h] = repeats.get(h, 0) + 1
-    paths = [context.anchor_paths.get(el) or blocks[i].path for el, i in zip(anchors, owner)]
-    index_free: dict[tuple[str, ...], int] = {}
-    group = np.array([index_free.setdefault(k, len(index_free)) for k in region_keys(paths)], dtype=np.int64)
-    in_region = np.array([p[: len(region)] == region for p in paths], dtype=np.float64)
+    numbers: dict[str, int] = {}
+    href_number = np.fromiter((numbers.setdefault(h, len(numbers)) for h in hrefs), dtype=np.int64, count=n_anchors)
+    repeats = np.bincount(href_number)
+    paths = [context.anchor_paths.get(el) or b.path for b in blocks for el in b.anchors]
+    codes = context.codes(paths)
+    group = first_seen(context.codes.index_free(codes))
+    shared = common_prefixes(codes, context.codes([region])[0, :len(region)])
+    in_region = (shared == len(region)).astype(np.float64)
     size = np.bincount(group)
     cache: dict[Any, dict[Any, int]] = {}
     rows = np.empty((n_anchors, 22))
-    anchor_words = np.array([len("".join(el.itertext()).split()) for el in anchors], dtype=np.float64)
+    anchor_words = np.fromiter(map(anchor_word_count, anchors), dtype=np.float64, count=n_anchors)
     rows[:, 0] = np.log1p(anchor_words)
     rows[:, 1] = anchor_words / np.maximum(words[owner], 1.0)
-    rows[:, 2] = np.concatenate([np.arange(len(b.anchors)) / len(b.anchors) for b in blocks if b.anchors])
-    by_href: dict[str, tuple[float, ...]] = {}
-    for h in repeats:
-        by_href[h] = (*href_features(h, page_host, page_path), *href_words(h))
-    rows[:, 3:11] = [by_href[h] for h in hrefs]
+    rows[:, 2] = (np.arange(n_anchors) - (np.cumsum(per_block) - per_block)[owner]) / per_block[owner]
+    rows[:, 3:11] = np.array([(*href_features(h, page_host, page_path), *href_words(h)) for h in numbers])[href_number]
     rows[:, 20:22] = np.log1p(np.array([list_counts(el, cache) for el in anchors], dtype=np.float64))
-    depth = np.array([len(p) for p in paths], dtype=np.float64)
-    rows[:, 11] = np.log([repeats[h] for h in hrefs])
+    depth = np.fromiter(map(len, paths), dtype=np.float64, count=n_anchors)
+    rows[:, 11] = np.log(repeats[href_number])
     rows[:, 12] = in_region
     rows[:, 13] = len(region)
     rows[:, 14] = depth - len(region)
-    rows[:, 15] = [common_prefix(p, region) / max(len(region), 1) for p in paths]
+    rows[:, 15] = shared / max(len(region), 1)
     rows[:, 16] = np.log1p(size[group])
     rows[:, 17] = size[group] / n_anchors
     rows[:, 18] = (np.bincount(group, proba[owner]) / size)[group]
     rows[:, 19] = (np.bincount(group, in_region) / size)[group]
-    masks = np.array([context.roles(p) for p in paths], dtype=np.int64)
+    masks = context.codes.roles(codes)
     page_row = np.zeros(len(PAGE_FEATURES)) if page is None else page
     x = np.hstack([blk, rows, role_matrix(masks), np.broadcast_to(page_row, (n_anchors, page_row.size))])
     region = content_region(blocks, proba, threshold / 2)   # the likely-content blocks' container
     if any(b.path == region for b in blocks):
         region = region[:-1]    # one block's own element: its container is the region
-    in_container = np.array([p[: len(region)] == region for p in paths], dtype=np.float64)
-    region_words = float(sum(b.n_words for b in blocks if b.path[: len(region)] == region))
+    region_codes = context.codes([region])[0, :len(region)]
+    in_container = (common_prefixes(codes, region_codes) == len(region)).astype(np.float64)
+    region_words = float(words[common_prefixes(block_codes, region_codes) == len(region)].sum())
     return AnchorRows(x, group, masks, anchor_words, in_container, len(region), region_words)

@@ -10,12 +10,9 @@ link lists and repeated structures).
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 import numpy as np
 
-from rankcrawl.pipelines.blockstats import block_counts, common_prefix, link_density
+from rankcrawl.pipelines.blockstats import block_counts, common_prefixes, first_seen, link_density
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import PAGE_TYPE_NAMES, ROLE_NAMES, PageContext, role_matrix
 from rankcrawl.pipelines.features import FEATURE_NAMES, feature_matrix
@@ -48,7 +45,6 @@ PAGE_FEATURES: tuple[str, ...] = (
 ALL_FEATURES: tuple[str, ...] = FEATURE_NAMES + REGION_FEATURES + PAGE_FEATURES
 MODEL = "trained"
 WINDOW = 2
-INDEX = re.compile(r"\[\d+\]")
 
 
 def _window_sum(values: np.ndarray) -> np.ndarray:
@@ -56,23 +52,6 @@ def _window_sum(values: np.ndarray) -> np.ndarray:
     c = np.concatenate([[0.0], np.cumsum(values)])
     i = np.arange(values.size)
     return c[np.minimum(i + WINDOW + 1, values.size)] - c[np.maximum(i - WINDOW, 0)]
-
-
-@lru_cache(maxsize=1 << 16)
-def index_free(label: str) -> str:
-    """One DOM-path label without its sibling indices (cached: a page's paths share their labels)."""
-    return INDEX.sub("", label)
-
-
-@lru_cache(maxsize=1 << 16)
-def region_key(path: tuple[str, ...]) -> tuple[str, ...]:
-    """``path`` without sibling indices (cached: a host's pages repeat their template's paths)."""
-    return tuple(map(index_free, path))
-
-
-def region_keys(paths: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """Index-free DOM paths (sibling indices removed): the items of one list or grid share one."""
-    return list(map(region_key, paths))
 
 
 def block_region_features(blocks: list[TextBlock], context: PageContext) -> tuple[np.ndarray, np.ndarray]:
@@ -85,26 +64,27 @@ def block_region_features(blocks: list[TextBlock], context: PageContext) -> tupl
     words, linked, _, _ = block_counts(blocks)
     position = np.fromiter((b.position for b in blocks), dtype=np.float64, count=n)
     paths = [b.path for b in blocks]
-    depth = np.fromiter((len(p) for p in paths), dtype=np.float64, count=n)
+    codes = context.codes(paths)
+    depth = np.fromiter(map(len, paths), dtype=np.float64, count=n)
     big = int(np.argmax(words))
     big_path = paths[big]
-    shared = np.fromiter((common_prefix(p, big_path) for p in paths), dtype=np.float64, count=n)
+    shared = common_prefixes(codes, codes[big, :len(big_path)])
     win_words, win_linked = _window_sum(words), _window_sum(linked)
     total = words.sum()
-    keys = region_keys(paths)
-    ids: dict[tuple[str, ...], int] = {}
-    group = np.fromiter((ids.setdefault(k, len(ids)) for k in keys), dtype=np.int64, count=n)
+    keys = context.codes.index_free(codes)
+    group = first_seen(keys)
     size = np.bincount(group)
     g_words, g_linked = np.bincount(group, words), np.bincount(group, linked)
-    main = list(ids)[int(np.argmax(g_words))]
-    shared_main = np.fromiter((common_prefix(k, main) for k in keys), dtype=np.float64, count=n)
-    roles = role_matrix([context.roles(p) for p in paths])
+    main = int(np.argmax(group == np.argmax(g_words)))    # a block of the main region
+    main_depth = len(paths[main])
+    shared_main = common_prefixes(keys, keys[main, :main_depth])
+    roles = role_matrix(context.codes.roles(codes))
     own = np.column_stack([
         np.log1p(words), words / total, words / words[big], depth,
         shared / max(len(big_path), 1), np.abs(position - position[big]),
         link_density(win_linked, win_words), np.log1p(win_words),
         np.log(size[group]), g_words[group] / total, link_density(g_linked[group], g_words[group]),
-        shared_main / max(len(main), 1), roles,
+        shared_main / max(main_depth, 1), roles,
     ])
     page = np.concatenate([[
         linked.sum() / total, np.log1p(n), np.log1p(total), np.log1p(sum(len(b.anchors) for b in blocks)),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib.resources import files
 
 import numpy as np
@@ -89,19 +89,33 @@ class TreeEnsemble:
             return compiled.leaves(np.ascontiguousarray(x), self.feature, self.threshold, self.depth)
         return self.level_walk(x)
 
+    @cached_property
+    def levels(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """(feature, threshold) of each level's nodes, tree-major: level ``l`` of tree ``t`` at
+        ``t * 2**l`` on, so a node's children at the next level are ``2 * i`` and ``2 * i + 1``."""
+        return tuple((np.ascontiguousarray(self.feature[:, 2**lv - 1: 2 ** (lv + 1) - 1]).ravel(),
+                      np.ascontiguousarray(self.threshold[:, 2**lv - 1: 2 ** (lv + 1) - 1]).ravel())
+                     for lv in range(self.depth))
+
     def level_walk(self, x: np.ndarray) -> np.ndarray:
-        """``leaves`` by numpy, every tree for every row at once, one array step per level."""
+        """``leaves`` by numpy, every tree for every row at once, one array step per level.
+
+        ``at`` indexes the current level's nodes of all trees (``levels``), from the roots (one
+        column gather of ``x``) down: ``at → 2 at + (x > t)``, which ends at the leaf's index into
+        ``leaf_value.ravel()``. ``mode="clip"`` (the indices are valid): numpy's fastest ``take``.
+        """
         x = self._inputs(x)
-        n, n_trees = x.shape[0], self.feature.shape[0]
-        width = self.feature.shape[1]
+        (feature, threshold), *deeper = self.levels
+        at = 2 * np.arange(feature.size) + (np.take(x, feature, axis=1) > threshold)
         flat_x = x.ravel()
-        row_base = (np.arange(n) * x.shape[1])[:, None]
-        tree_base = (np.arange(n_trees) * width)[None, :]
-        feature, threshold = self.feature.ravel(), self.threshold.ravel()
-        at = np.broadcast_to(tree_base, (n, n_trees))   # tree_base + node: the node's flat index
-        for _ in range(self.depth):   # node → 2 node + 1 + (x > t), in flat indices; np.take: a faster gather
-            at = 2 * at + 1 - tree_base + (np.take(flat_x, row_base + np.take(feature, at)) > np.take(threshold, at))
-        return (np.arange(n_trees) * (width + 1))[None, :] + at - tree_base - width
+        row_base = (np.arange(x.shape[0]) * x.shape[1])[:, None]
+        for feature, threshold in deeper:
+            at_x = np.take(feature, at, mode="clip")
+            at_x += row_base
+            above = np.take(flat_x, at_x, mode="clip") > np.take(threshold, at, mode="clip")
+            at <<= 1
+            at += above
+        return at
 
     def decision(self, x: np.ndarray) -> np.ndarray:
         """Raw log-odds per row of ``x``: its leaf in every tree, the leaf values summed."""

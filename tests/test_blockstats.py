@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankcrawl.pipelines.blockstats import block_counts, common_prefix, link_density, shared_path, text_density
+from rankcrawl.pipelines.blockstats import block_counts, common_prefix, common_prefixes, first_seen, link_density, shared_path, text_density
 from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.dom_features import PAGE_TYPE_NAMES, ROLE_NAMES, label_roles, page_type_hints
+from rankcrawl.pipelines.dom_features import PAGE_TYPE_NAMES, ROLE_NAMES, PathCodes, label_roles, page_type_hints
 from rankcrawl.pipelines.parsing import parse_html
 
 
@@ -29,6 +29,19 @@ def test_dom_prefixes() -> None:
     a, b = ("html[1]", "body[1]", "div[1]", "p[1]"), ("html[1]", "body[1]", "div[1]", "p[2]")
     assert common_prefix(a, b) == 3 and common_prefix(a, ()) == 0
     assert shared_path([a, b, a[:2]]) == a[:2] and shared_path([]) == ()
+
+
+def test_coded_paths_agree_with_the_tuple_helpers() -> None:
+    paths = [("html[1]", "body[1]", "nav[1]", "ul[1].menu", "li[2]", "a[1]"), ("html[1]", "body[1]", "nav[1]"), (),
+             ("html[1]", "body[1]", "div[2]#mainContent", "p[1]"), ("html[1]", "body[1]", "nav[1]", "ul[1].menu", "li[3]", "a[1]")]
+    codes = PathCodes()
+    coded = codes(paths)
+    assert coded.shape == (5, 6) and (coded[2] == -1).all()
+    for ref in (paths[0], paths[3], paths[0][:2], ()):
+        assert common_prefixes(coded, codes([ref])[0, :len(ref)]).tolist() == [common_prefix(p, ref) for p in paths]
+    masks = [0 if len(p) < 3 else np.bitwise_or.reduce([label_roles(label) for label in p[2:]]) for p in paths]
+    assert codes.roles(coded).tolist() == masks
+    assert first_seen(codes.index_free(coded)).tolist() == [0, 1, 2, 3, 0]
 
 
 def roles(label: str) -> set[str]:

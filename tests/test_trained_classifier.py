@@ -181,10 +181,12 @@ def test_single_huge_block_is_kept() -> None:
     assert sentence in doc.text
 
 
-def test_region_key_drops_every_sibling_index_of_every_label() -> None:
-    from rankcrawl.pipelines.trained_classifier import region_key
+def test_index_free_paths_drop_every_sibling_index_of_every_label() -> None:
+    from rankcrawl.pipelines.blockstats import first_seen
+    from rankcrawl.pipelines.dom_features import PathCodes, index_free
 
     path = ("html[1]", "body[1]#main.col-N", "div[12].card", "x[3][4]", "li[2]", "a[1]")
-    assert region_key(path) == ("html", "body#main.col-N", "div.card", "x", "li", "a")
-    assert region_key(()) == ()
-    assert region_key(path[:3]) == region_key(("html[2]", "body[7]#main.col-N", "div[1].card"))
+    assert tuple(map(index_free, path)) == ("html", "body#main.col-N", "div.card", "x", "li", "a")
+    codes = PathCodes()
+    paths = [path[:3], ("html[2]", "body[7]#main.col-N", "div[1].card"), path, (), path[:2], ("html[1]", "body[1]#main.col-N", "div[1]")]
+    assert first_seen(codes.index_free(codes(paths))).tolist() == [0, 0, 1, 2, 3, 4]
