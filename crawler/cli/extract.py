@@ -82,8 +82,10 @@ def read_map(path: str) -> dict[Path, str]:
         name, sep, url = line.partition("\t")
         if not sep or not url.strip():
             raise click.ClickException(one_line(f"{path}:{n}: expected path<TAB>url"))
-        table.setdefault((folder / name).resolve(), url.strip())
-        table[Path(name).resolve()] = url.strip()
+        given = Path(name)
+        if not given.is_absolute():  # an absolute name is the same path from both folders: resolved once
+            table.setdefault((folder / given).resolve(), url.strip())
+        table[given.resolve()] = url.strip()
     return table
 
 
