@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rankcrawl.pipelines.blockstats import common_prefix
+from rankcrawl.pipelines.blockstats import shared_path
 from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
 
@@ -118,16 +118,13 @@ def separator(gap: frozenset[str]) -> str:
 
 
 def merge(blocks: list[TextBlock]) -> TextBlock:
-    """One block spanning ``blocks``; counts are summed and features follow from them. One pass over
-    the blocks: the shared DOM path (``blockstats.shared_path``) narrows only where a block's path
-    leaves it, checked by one tuple comparison."""
+    """One block spanning ``blocks``; counts are summed (one pass) and features follow from them."""
     first = blocks[0]
     if len(blocks) == 1:
         return first
     parts = [first.text]
     words, linked, lines, atomic = first.n_words, first.n_linked_words, first.n_lines, first.n_atomic
     anchors = list(first.anchors)
-    path = first.path
     for b in blocks[1:]:
         parts.append(separator(b.gap_tags))
         parts.append(b.text)
@@ -136,8 +133,7 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
         lines += b.n_lines
         atomic += b.n_atomic
         anchors += b.anchors
-        if b.path[: len(path)] != path:
-            path = path[: common_prefix(path, b.path)]
+    path = shared_path([b.path for b in blocks])
     element = first.element
     for _ in range(len(first.path) - len(path)):
         element = element.getparent() if element is not None else None

@@ -70,12 +70,14 @@ def first_seen(rows: np.ndarray) -> np.ndarray:
 
 
 def shared_path(paths: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
-    """The longest DOM path that starts every path of ``paths`` (``()`` for none)."""
+    """The longest DOM path that starts every path of ``paths`` (``()`` for none); it narrows only where
+    a path leaves it, checked by one tuple comparison."""
     if not paths:
         return ()
     out = paths[0]
     for p in paths[1:]:
-        out = out[: common_prefix(out, p)]
+        if p[: len(out)] != out:
+            out = out[: common_prefix(out, p)]
     return out
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from rankcrawl.pipelines import treewalk  # noqa: F401 - compiled tree walk in the crawl's workers (trees.py)
 from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.deadline import clock
-from rankcrawl.pipelines.dom_features import TOKEN_ROLES
+from rankcrawl.pipelines.dom_features import INDEX, TOKEN_ROLES
 from rankcrawl.pipelines.dom_features import tokens as role_tokens
 from rankcrawl.pipelines.fingerprints import fingerprint_keys
 from rankcrawl.pipelines.lexical import position_tfs
@@ -49,7 +49,6 @@ MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
 THIN_SHARE = 0.5
 """Content words below this share of the container's words make the page's content thin (``thin_content``)."""
-INDEX = re.compile(r"\[\d+\]")
 ID_CLASSES = re.compile(r"(#[^./]+)\.[^/]*")
 """The classes of an element label that has an id: left out of region keys, where the id names the
 region and classes may name the page (Sphinx themes: ``<div id="docs-body" class="withsidebar intro">``)."""
