@@ -1,7 +1,8 @@
-"""The optional compiled block walk (``pipelines/_blockwalk.pyx``); everything else is in pyproject.toml.
+"""The optional compiled parts, everything else is in pyproject.toml: the block walk
+(``pipelines/_blockwalk.pyx``) and the attribute-cap pre-check (``pipelines/_tagscan.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
-walk of ``pipelines/blocks.py``, with the same results, slower)."""
+code of ``pipelines/blocks.py`` and ``pipelines/parsing.py``, with the same results, slower)."""
 
 from setuptools import Extension, setup
 
@@ -14,7 +15,8 @@ def extensions() -> list[Extension]:
         return []
     walk = Extension("rankcrawl.pipelines._blockwalk", ["pipelines/_blockwalk.pyx"], include_dirs=lxml.get_include(),
                      optional=True)
-    return cythonize([walk], quiet=True)
+    scan = Extension("rankcrawl.pipelines._tagscan", ["pipelines/_tagscan.pyx"], optional=True)
+    return cythonize([walk, scan], quiet=True)
 
 
 setup(ext_modules=extensions())

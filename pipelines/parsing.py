@@ -5,11 +5,18 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+from types import ModuleType
 from typing import NamedTuple
 
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
+
+_tagscan: ModuleType | None
+try:
+    from rankcrawl.pipelines import _tagscan
+except ImportError:  # built without the optional extension: every page gets the full scan
+    _tagscan = None
 
 MAX_DEPTH = 1000
 """Elements nested deeper than this are unwrapped (their text kept) before parsing."""
@@ -192,7 +199,10 @@ def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | 
     """The root ``<html>`` element of ``text`` (None for a page without any content)."""
     data = text.encode("utf-8", errors="replace")
     controls = len(data.translate(None, CONTROL_BYTES)) != len(data)   # a C loop; CONTROL.search is 7x slower
-    capped = cap_attributes(CONTROL.sub(" ", text) if controls else text, deadline=deadline)
+    if controls or _tagscan is None or _tagscan.long_tag_possible(data, MAX_ATTRIBUTES):
+        capped = cap_attributes(CONTROL.sub(" ", text) if controls else text, deadline=deadline)
+    else:  # the compiled pre-check rules out any tag to cut: no tokenising scan (ten times its cost)
+        capped = text
     if controls or capped is not text:
         data = capped.encode("utf-8", errors="replace")
     text = capped
