@@ -133,7 +133,7 @@ def main() -> None:
     start = time.perf_counter()
     todo = pages(args.limit)
     for orig, annot in todo:
-        text, _ = decode_html(gzip.decompress(orig.read_bytes()))
+        text = decode_html(gzip.decompress(orig.read_bytes())).text
         gold = gold_words(gzip.decompress(annot.read_bytes()).decode("utf-8", errors="replace"))
         atomic, _ = atomic_blocks(parse_html(text))
         for seg in segmentations:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 from functools import lru_cache
+from typing import NamedTuple
 
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom, resolve_encoding
 
@@ -34,19 +35,32 @@ def usable_encoding(name: str) -> bool:
     return True
 
 
-def is_utf8(body: bytes, truncated: bool = False) -> bool:
-    """True if ``body`` is valid UTF-8; if ``truncated``, a multi-byte sequence cut at the end is fine."""
+class Decoded(NamedTuple):
+    """A page's text, the encoding it was decoded with, and its UTF-8 bytes where they are at hand."""
+
+    text: str
+    encoding: str
+    utf8: bytes | None
+    """``text`` encoded as UTF-8 when it was decoded from valid UTF-8 (the body, less a cut last
+    character), so the parser need not encode it again; else None."""
+
+
+def utf8_decoded(body: bytes, truncated: bool = False) -> tuple[str, bytes] | None:
+    """(text, the bytes it decodes) of valid UTF-8 ``body``, else None; if ``truncated``, a multi-byte
+    sequence cut at the end is fine (and left out). One decode, no separate validation."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        codecs.getincrementaldecoder("utf-8")().decode(body, final=not truncated)
+        text = decoder.decode(body, final=not truncated)
     except UnicodeDecodeError:
-        return False
-    return True
+        return None
+    pending = len(decoder.getstate()[0])
+    return text, body[: len(body) - pending] if pending else body
 
 
 def decode_html(
     body: bytes, encoding: str | None = None, content_type: str | None = None, truncated: bool = False
-) -> tuple[str, str]:
-    """(text, encoding used) of an HTML page; ``encoding`` overrides ``content_type``'s charset.
+) -> Decoded:
+    """(text, encoding used, UTF-8 bytes or None) of an HTML page; ``encoding`` overrides ``content_type``'s charset.
 
     ``truncated`` says that ``body`` was cut at a byte limit (its last character may be partial).
     """
@@ -55,8 +69,8 @@ def decode_html(
         declared = None
     bom, _ = read_bom(body)
     wide = declared is not None and declared.startswith(WIDE_ENCODINGS)
-    if bom is None and not wide and not body.isascii() and is_utf8(body, truncated):
-        return body.decode("utf-8", errors="ignore"), "utf-8"
+    if bom is None and not wide and not body.isascii() and (valid := utf8_decoded(body, truncated)) is not None:
+        return Decoded(valid[0], "utf-8", valid[1])
     charset = declared or http_content_type_encoding(content_type)
     if charset is not None and not usable_encoding(charset):
         charset = None
@@ -68,4 +82,4 @@ def decode_html(
         charset = DEFAULT_ENCODING
     used, text = html_to_unicode(f"text/html; charset={charset}" if charset else None, body,
                                  default_encoding=DEFAULT_ENCODING)
-    return text, used
+    return Decoded(text, used, None)

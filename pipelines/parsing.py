@@ -195,9 +195,10 @@ def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | No
     return root, any(e.type_name == "ERR_RESOURCE_LIMIT" for e in log)
 
 
-def parse_html(text: str, deadline: Deadline | None = None) -> etree._Element | None:
-    """The root ``<html>`` element of ``text`` (None for a page without any content)."""
-    data = text.encode("utf-8", errors="replace")
+def parse_html(text: str, deadline: Deadline | None = None, utf8: bytes | None = None) -> etree._Element | None:
+    """The root ``<html>`` element of ``text`` (None for a page without any content); ``utf8``:
+    ``text``'s UTF-8 encoding where the caller has it (``decoding.Decoded.utf8``)."""
+    data = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
     controls = len(data.translate(None, CONTROL_BYTES)) != len(data)   # a C loop; CONTROL.search is 7x slower
     if controls or _tagscan is None or _tagscan.long_tag_possible(data, MAX_ATTRIBUTES):
         capped = cap_attributes(CONTROL.sub(" ", text) if controls else text, deadline=deadline)

@@ -5,7 +5,7 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 
 | step        | does                                                             | fills                     |
 |-------------|------------------------------------------------------------------|---------------------------|
-| decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, encoding, truncated |
+| decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
 | parse       | text → lxml tree (``parsing.parse_html``)                        | root                      |
 | blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context  |
 | fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks                    |
@@ -63,6 +63,7 @@ class PageState:
     fusion: str = DEFAULT_FUSION
     deadline: Deadline | None = None
     text: str = ""
+    utf8: bytes | None = None
     used_encoding: str = "utf-8"
     truncated: bool = False
     root: Any = None
@@ -95,13 +96,13 @@ def _decode(s: PageState) -> None:
     if s.truncated:
         html = html[: s.max_bytes]
     if isinstance(html, bytes):
-        s.text, s.used_encoding = decode_html(html, s.encoding, truncated=s.truncated)
+        s.text, s.used_encoding, s.utf8 = decode_html(html, s.encoding, truncated=s.truncated)
     else:
         s.text = html
 
 
 def _parse(s: PageState) -> None:
-    s.root = parse_html(s.text, s.deadline)
+    s.root = parse_html(s.text, s.deadline, s.utf8)
 
 
 def _blocks(s: PageState) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.decoding import decode_html, is_utf8
+from rankcrawl.pipelines.decoding import decode_html, utf8_decoded
 
 TEXT = "Müller’s café — “quoted” naïve façade"
 
 
 def test_cp1252_declared_in_meta() -> None:
     body = f'<html><head><meta charset="windows-1252"></head><body><p>{TEXT}</p></body></html>'.encode("cp1252")
-    text, used = decode_html(body)
+    text, used, _ = decode_html(body)
     assert TEXT in text and used == "cp1252"
 
 
@@ -25,13 +25,13 @@ def test_shift_jis_from_meta_and_from_argument() -> None:
 
 def test_wrong_meta_charset_on_valid_utf8_gives_no_mojibake() -> None:
     body = f'<meta charset="iso-8859-1"><p>{TEXT}</p>'.encode()
-    text, used = decode_html(body)
+    text, used, _ = decode_html(body)
     assert TEXT in text and used == "utf-8"
     assert "Ã" not in text
 
 
 def test_undeclared_invalid_utf8_falls_back_to_cp1252() -> None:
-    text, used = decode_html("<p>caf\xe9 \u20ac</p>".encode("cp1252"))
+    text, used, _ = decode_html("<p>caf\xe9 \u20ac</p>".encode("cp1252"))
     assert "café €" in text and used == "cp1252"
 
 
@@ -42,7 +42,8 @@ def test_utf16_bom() -> None:
 
 def test_cut_multibyte_character_only_tolerated_when_truncated() -> None:
     cut = "abc é".encode()[:-1]
-    assert is_utf8(cut, truncated=True) and not is_utf8(cut)
+    assert utf8_decoded(cut, truncated=True) == ("abc ", b"abc ") and utf8_decoded(cut) is None
+    assert decode_html(cut, truncated=True) == ("abc ", "utf-8", b"abc ")
     assert decode_html("<p>naïve café</p>".encode("latin-1"))[0].count("é") == 1
 
 
@@ -57,17 +58,29 @@ def test_analyze_uses_the_decoded_text() -> None:
 def test_unusable_declared_charsets_fall_back_instead_of_raising(charset: str) -> None:
     body = f'<html><head><meta charset="{charset}"></head><body><p>caf\xe9 \\u0041 +AGE-</p>'.encode("latin-1")
     for kwargs in ({}, {"encoding": charset}, {"content_type": f"text/html; charset={charset}"}):
-        text, used = decode_html(body, **kwargs)
+        text, used, _ = decode_html(body, **kwargs)
         assert "café \\u0041 +AGE-" in text and used == "cp1252", (kwargs, used)
 
 
 @pytest.mark.parametrize("charset", ["utf-16", "utf-32"])
 def test_wide_charset_in_an_ascii_meta_is_ignored(charset: str) -> None:
     body = f'<html><head><meta charset="{charset}"></head><body><p>caf\xe9 \\u0041 +AGE-</p>'.encode("latin-1")
-    text, used = decode_html(body)
+    text, used, _ = decode_html(body)
     assert "café \\u0041 +AGE-" in text and used == "cp1252"
 
 
 def test_usable_declared_charset_still_wins_over_an_unusable_header() -> None:
-    text, used = decode_html(b"<meta charset=koi8-r><p>\xe9</p>", content_type="text/html; charset=hex")
+    text, used, _ = decode_html(b"<meta charset=koi8-r><p>\xe9</p>", content_type="text/html; charset=hex")
     assert used == "koi8-r" and "И" in text
+
+
+def test_the_parser_reads_the_utf8_bytes_the_decoder_kept() -> None:
+    from lxml import etree
+
+    from rankcrawl.pipelines.parsing import parse_html
+
+    body = "<html><body><p>Grüße 😀 aus München</p><p>zweite ü</p></body></html>".encode()
+    for cut in (len(body), len(body) - 20, body.index("😀".encode()) + 2):
+        text, used, utf8 = decode_html(body[:cut], truncated=cut < len(body))
+        assert used == "utf-8" and utf8 == text.encode()
+        assert etree.tostring(parse_html(text, utf8=utf8)) == etree.tostring(parse_html(text))
