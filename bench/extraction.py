@@ -6,7 +6,7 @@ Quality: word P/R/F1, WCXB snippet accuracy, content-link P/R/F1 (micro and macr
 ../shared/data/README.md §3, on the held-out split (``bench.datasets``) and for L3S-GN1 on all
 pages too. Speed: rankcrawl as the ``rankcrawl extract`` CLI (whole runs over batches of up to
 200 files, process start included: CPU seconds of the child processes, and their wall time) and
-in process; peers in process; in-process figures are CPU seconds of this single-threaded
+in process; peers in process; every tool runs on one batch before the next batch starts; in-process figures are CPU seconds of this single-threaded
 process, so they are fair under machine load. The two speed ratios reported: CLI pages per
 CPU second (process start included) / trafilatura's, and in-process / trafilatura's.
 The section "extraction" of docs/BENCHMARKS.md is rewritten only by full runs (no ``--limit``).
@@ -49,6 +49,13 @@ class Run:
     seconds: float = 0.0
     wall: float | None = None
     failures: int = 0
+
+    def extend(self, more: Run) -> None:
+        """Add the outputs and times of the same tool on more pages."""
+        self.outputs.update(more.outputs)
+        self.seconds += more.seconds
+        self.wall = None if self.wall is None or more.wall is None else self.wall + more.wall
+        self.failures += more.failures
 
     def speed(self) -> float:
         """Pages per (CPU) second."""
@@ -169,13 +176,21 @@ def classifiers() -> list[str]:
 
 
 def evaluate(pages: list[Page]) -> list[Run]:
-    """Every tool on ``pages``: the CLI, rankcrawl per classifier in process, the peers."""
-    runs = [run_cli(pages)]
-    for name in classifiers():
-        run = run_in_process(f"rankcrawl ({name})", rankcrawl_in_process(name), pages)
-        runs.append(run)
-    for name, (_, extract) in PEERS.items():
-        runs.append(run_in_process(name, extract, pages))
+    """Every tool on ``pages``: the CLI, rankcrawl per classifier in process, the peers; interleaved
+    by batch of ``BATCH`` pages (one CLI process, then each tool on the same pages), so a change in
+    the machine's load while the benchmark runs falls on every tool alike."""
+    tools: list[tuple[str, Callable[[str, str], Extraction]]] = [
+        (f"rankcrawl ({name})", rankcrawl_in_process(name)) for name in classifiers()]
+    tools += [(name, extract) for name, (_, extract) in PEERS.items()]
+    runs: list[Run] = []
+    for i in range(0, len(pages), BATCH):
+        batch = pages[i : i + BATCH]
+        done = [run_cli(batch)] + [run_in_process(name, extract, batch) for name, extract in tools]
+        if not runs:
+            runs = done
+        else:
+            for run, more in zip(runs, done):
+                run.extend(more)
     return runs
 
 
