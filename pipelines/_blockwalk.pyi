@@ -5,5 +5,4 @@ from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
 
 def atomic_blocks(root: Any, deadline: Deadline | None, anchor_paths: dict[Any, tuple[str, ...]] | None,
-                  new_block: Callable[..., TextBlock | None],
                   attribute_label: Callable[[str | None, str | None], str]) -> tuple[list[TextBlock], list[Any]]: ...

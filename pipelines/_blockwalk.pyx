@@ -4,9 +4,10 @@
 The same traversal as ``blocks.python_atomic_blocks`` (``lxml.etree.iterwalk`` with start and end
 events): the same elements in the same order (elements, comments, processing instructions and
 entity references, as lxml counts them), an element's text and tail as lxml's ``.text`` and
-``.tail`` collect them, ``get()``'s attribute values, and the same blocks, built by the caller's
-``new_block``. It differs only in cost: no Python proxy is made for an element unless it owns a
-block's text or is an ``<a href>``, and tag names are decoded once per page.
+``.tail`` collect them, ``get()``'s attribute values, and the same blocks as ``blocks.new_block``
+builds (``_new_block`` counts words, wrapped lines and linked words in one pass over the text). It
+differs only in cost: no Python proxy is made for an element unless it owns a block's text or is an
+``<a href>``, and tag names are decoded once per page.
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
@@ -14,12 +15,24 @@ from libc.string cimport strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element, elementFactory, import_lxml__etree
 
+from rankcrawl.pipelines.document import W_MAX, TextBlock
+
 import_lxml__etree()
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t i) nogil
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+
 
 cdef frozenset INVISIBLE = frozenset(
     "script style noscript option template svg iframe head title object embed math canvas datalist".split()
 )
 cdef int CHECK_EVERY = 1024
+cdef Py_ssize_t WRAP = W_MAX
 
 
 cdef inline bint _is_element(tree.xmlNode* n) noexcept:
@@ -112,23 +125,76 @@ cdef inline _Element _parent_proxy(_Document doc, tree.xmlNode* n):
     return elementFactory(doc, p)
 
 
+cdef Py_ssize_t _count_words(str text):
+    """``blocks.word_count`` of ``text``'s white-space tokens: those holding a letter or digit (``str.isalnum``)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, n = len(text), words = 0
+    cdef bint inside = False, alnum = False
+    cdef Py_UCS4 c
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if Py_UNICODE_ISSPACE(c):
+            words += alnum
+            inside = alnum = False
+        else:
+            inside = True
+            if not alnum and Py_UNICODE_ISALNUM(c):
+                alnum = True
+    return words + (inside and alnum)
+
+
+cdef object _new_block(list pieces, list linked, object owner, tuple owner_path, set gap, list anchors):
+    """``blocks.new_block``: the words, the greedy ``W_MAX`` word wrap (lines, words on the last) and the
+    linked words counted in one pass over the one-space-separated text."""
+    cdef str text = " ".join("".join(pieces).split())
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i = 0, j, n = len(text), words = 0, lines = 0, line_len = 0, line_words = 0
+    cdef bint alnum
+    cdef Py_UCS4 c
+    while i < n:
+        j = i
+        alnum = False
+        while j < n:
+            c = PyUnicode_READ(kind, data, j)
+            if c == 32:
+                break
+            if not alnum and Py_UNICODE_ISALNUM(c):
+                alnum = True
+            j += 1
+        if lines == 0 or line_len + 1 + (j - i) > WRAP:  # the token opens a line (a longer one is a line alone)
+            lines += 1
+            line_len, line_words = j - i, 0
+        else:
+            line_len += 1 + (j - i)
+        if alnum:
+            words += 1
+            line_words += 1
+        i = j + 1
+    if not words:
+        return None
+    return TextBlock(text, words, _count_words("".join(linked)) if linked else 0, lines, line_words,
+                     owner.tag, owner_path, frozenset(gap), anchors, owner)
+
+
 cdef class _Blocks:
     """The blocks found so far and the text collected since the last gap."""
 
     cdef list blocks, orphans, pieces, linked, anchors, pending
     cdef set gap
-    cdef object owner, new_block
+    cdef object owner
     cdef tuple owner_path
     cdef int in_link
 
-    def __init__(self, new_block):
+    def __init__(self):
         self.blocks, self.orphans, self.pieces, self.linked, self.anchors, self.pending = [], [], [], [], [], []
         self.gap = set()
-        self.owner, self.owner_path, self.new_block, self.in_link = None, (), new_block, 0
+        self.owner, self.owner_path, self.in_link = None, (), 0
 
     cdef void flush(self):
         """Close the text collected so far into a block (its anchors are orphans when it holds no word)."""
-        block = self.new_block(self.pieces, self.linked, self.owner, self.owner_path, self.gap, self.anchors)
+        block = _new_block(self.pieces, self.linked, self.owner, self.owner_path, self.gap, self.anchors)
         if block is not None:
             self.blocks.append(block)
             self.gap = set()
@@ -148,7 +214,7 @@ cdef class _Blocks:
             self.pending.clear()
 
 
-def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribute_label):
+def atomic_blocks(_Element root, deadline, dict anchor_paths, attribute_label):
     """``blocks.atomic_blocks(root, deadline, anchor_paths)``: (blocks, orphan anchors)."""
     cdef _Document doc = root._doc
     cdef tree.xmlNode* top = root._c_node
@@ -159,7 +225,7 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, new_block, attribu
     cdef bint check = deadline is not None
     cdef bint descend
     cdef _Element el, parent
-    cdef _Blocks b = _Blocks(new_block)
+    cdef _Blocks b = _Blocks()
     cdef list paths = [()], counts = [{}]
     cdef dict seen, names = {}, labels = {}
     cdef tuple path

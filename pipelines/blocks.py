@@ -83,12 +83,12 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     label), so no element is visited twice; ``anchor_paths``, if given, receives the path of
     every ``<a href>``. ``deadline``: checked every ``CHECK_EVERY`` elements (None: no budget).
     The walk runs compiled (``_blockwalk``, over libxml2's nodes) where that extension was built,
-    else as ``python_atomic_blocks``; both build their blocks with ``new_block``.
+    else as ``python_atomic_blocks`` (whose blocks ``new_block`` builds; the compiled walk builds the same).
     """
     if root is None:
         return [], []
     if _blockwalk is not None and type(root) is etree._Element:
-        return _blockwalk.atomic_blocks(root, deadline, anchor_paths, new_block, attribute_label)
+        return _blockwalk.atomic_blocks(root, deadline, anchor_paths, attribute_label)
     return python_atomic_blocks(root, deadline, anchor_paths)
 
 

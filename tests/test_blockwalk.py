@@ -19,7 +19,9 @@ if blocks._blockwalk is None:
 TAGS = ["div", "p", "span", "a", "li", "ul", "td", "h2", "b", "br", "script", "style", "svg:rect", "table", "tr",
         "noscript", "em", "section", "nav"]
 TEXTS = ["", " ", "\n  ", "word", "two words", "Ünïcödé text", "&amp; &lt;tag&gt;", "a.b.c | x", "\u00a0", "12 34",
-         "<![CDATA[cdata]]>", "&#x1F600; emoji", "- * -"]
+         "<![CDATA[cdata]]>", "&#x1F600; emoji", "- * -", "snake_case __ _ a_b ½ ٣ ²", "tab\tand\u2003em\u3000space",
+         " ".join(["wrapped", "words", "of", "varied", "length,", "extraordinarily", "long", "enough"] * 4),
+         "x" * 79 + " " + "y" * 81 + " z " + "w" * 80]
 
 
 def random_page(rng: random.Random, depth: int = 0) -> str:
