@@ -1,8 +1,9 @@
 """The optional compiled parts, everything else is in pyproject.toml: the block walk
-(``pipelines/_blockwalk.pyx``) and the attribute-cap pre-check (``pipelines/_tagscan.pyx``).
+(``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``) and the
+tree ensembles' walk (``pipelines/_treewalk.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
-code of ``pipelines/blocks.py`` and ``pipelines/parsing.py``, with the same results, slower)."""
+code of ``pipelines/blocks.py``, ``parsing.py`` and ``trees.py``, with the same results, slower)."""
 
 from setuptools import Extension, setup
 
@@ -16,7 +17,8 @@ def extensions() -> list[Extension]:
     walk = Extension("rankcrawl.pipelines._blockwalk", ["pipelines/_blockwalk.pyx"], include_dirs=lxml.get_include(),
                      optional=True)
     scan = Extension("rankcrawl.pipelines._tagscan", ["pipelines/_tagscan.pyx"], optional=True)
-    return cythonize([walk, scan], quiet=True)
+    trees = Extension("rankcrawl.pipelines._treewalk", ["pipelines/_treewalk.pyx"], optional=True)
+    return cythonize([walk, scan, trees], quiet=True)
 
 
 setup(ext_modules=extensions())

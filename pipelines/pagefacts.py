@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.pipelines import treewalk  # noqa: F401 - compiled tree walk in the crawl's workers (trees.py)
 from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.deadline import clock
 from rankcrawl.pipelines.dom_features import INDEX, TOKEN_ROLES

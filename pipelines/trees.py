@@ -6,20 +6,26 @@ plus the bias, learning rate, decision threshold and feature names. ``TreeEnsemb
 trees padded to complete binary trees of one depth D (a leaf above depth D becomes a chain of
 always-left nodes), so inference walks every tree for every row at once, one level per step:
 ``node = 2 * node + 1 + (x[feature[node]] > threshold[node])`` — D array steps, no Python loop
-over rows, trees or nodes; where numba is loaded anyway (the crawl's analysis workers) the walk
-is compiled (``treewalk``), with the same leaves. ``reference_decision`` is the plain per-row,
+over rows, trees or nodes; where the optional extension was built the walk is compiled
+(``_treewalk``), with the same leaves. ``reference_decision`` is the plain per-row,
 per-node traversal the tests compare both with.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib.resources import files
+from types import ModuleType
 
 import numpy as np
+
+_treewalk: ModuleType | None
+try:
+    from rankcrawl.pipelines import _treewalk
+except ImportError:  # built without the optional extension (no C compiler at install): numpy's level walk
+    _treewalk = None
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,11 @@ class TreeEnsemble:
 
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """int64[rows, trees]: index into ``leaf_value.ravel()`` of the leaf each row of ``x`` reaches
-        in each tree — compiled once ``treewalk`` is imported, else ``level_walk``."""
+        in each tree — compiled (``_treewalk``) where that extension was built, else ``level_walk``."""
         x = self._inputs(x)
-        compiled = sys.modules.get("rankcrawl.pipelines.treewalk")
-        if compiled is not None:
-            return compiled.leaves(np.ascontiguousarray(x), self.feature, self.threshold, self.depth)
+        if _treewalk is not None:
+            return _treewalk.leaves(np.ascontiguousarray(x), np.ascontiguousarray(self.feature),
+                                    np.ascontiguousarray(self.threshold), self.depth)
         return self.level_walk(x)
 
     @cached_property

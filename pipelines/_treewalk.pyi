@@ -1,0 +1,3 @@
+import numpy as np
+
+def leaves(x: np.ndarray, feature: np.ndarray, threshold: np.ndarray, depth: int) -> np.ndarray: ...
