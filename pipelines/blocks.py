@@ -8,19 +8,13 @@ computed. Text inside invisible elements (script, style, …) is not text. The w
 from __future__ import annotations
 
 import re
-from types import ModuleType
 from typing import Any
 
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
 from rankcrawl.pipelines.document import W_MAX, TextBlock
-
-_blockwalk: ModuleType | None
-try:
-    from rankcrawl.pipelines import _blockwalk
-except ImportError:  # built without the optional extension (no C compiler at install): the Python walk
-    _blockwalk = None
+from rankcrawl.pipelines.elements import compiled_walk
 
 INVISIBLE_TAGS = frozenset(
     "script style noscript option template svg iframe head title object embed math canvas datalist".split()
@@ -87,8 +81,9 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
     """
     if root is None:
         return [], []
-    if _blockwalk is not None and type(root) is etree._Element:
-        return _blockwalk.atomic_blocks(root, deadline, anchor_paths, attribute_label)
+    walk = compiled_walk(root)
+    if walk is not None:
+        return walk.atomic_blocks(root, deadline, anchor_paths, attribute_label)
     return python_atomic_blocks(root, deadline, anchor_paths)
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from rankcrawl.pipelines.elements import attribute_values, by_tag
+
 ROLES: dict[str, frozenset[str]] = {
     "nav": frozenset("nav menu menus navbar navigation breadcrumb breadcrumbs topnav subnav skip dropdown".split()),
     "header": frozenset("header masthead banner topbar".split()),
@@ -144,10 +146,9 @@ def role_matrix(masks: list[int] | np.ndarray) -> np.ndarray:
 
 def type_declarations(root: Any) -> list[str]:
     """og:type, JSON-LD and microdata type declarations of the page (in no particular order): the
-    ``itemtype`` values by one XPath walk (plain strings), the ``<meta>`` and ``<script>`` ones by one element walk
-    (an XPath union of the three walked the tree three times)."""
-    out: list[str] = root.xpath("//@itemtype", smart_strings=False)
-    for el in root.iter("meta", "script"):
+    ``itemtype`` values, then the ``<meta>`` and ``<script>`` ones (``elements``' searches)."""
+    out = attribute_values(root, "itemtype")
+    for el in by_tag(root, "meta", "script"):
         if el.tag == "meta":
             if el.get("property") == "og:type" and (content := el.get("content")) is not None:
                 out.append(content)

@@ -13,15 +13,15 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.document import Link
+from rankcrawl.pipelines.elements import by_tag
 from rankcrawl.settings.urls import normalize_url
 
 
 def base_url(root: Any, url: str | None) -> str | None:
-    """The URL relative links resolve against: the first ``<base href>`` (itself resolved) or the page URL.
-    ``iter("base")`` finds it in C, without the XPath engine's node sets over the whole tree."""
+    """The URL relative links resolve against: the first ``<base href>`` (itself resolved) or the page URL."""
     if root is None:
         return url
-    href = next((h for el in root.iter("base") if (h := el.get("href")) is not None), None)
+    href = next((h for el in by_tag(root, "base") if (h := el.get("href")) is not None), None)
     if href is None:
         return url
     href = href.strip()

@@ -11,6 +11,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
+from rankcrawl.pipelines.elements import compiled_walk
 
 _tagscan: ModuleType | None
 try:
@@ -41,8 +42,6 @@ MAX_ATTRIBUTES = 256
 """Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
 tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
 
-EXTRA_HREFS = f"(//a[@href])[position() > {MAX_LINKS}]"
-"""The anchors past the first ``MAX_LINKS``: their ``href`` goes, like one of over ``MAX_HREF`` characters."""
 
 # The tag grammar of the HTML tokenizer (WHATWG HTML §13.2.5, which libxml2 ≥ 2.14 follows): a
 # quoted value opens only right after "=" and runs to its closing quote across "<" and ">"; a stray
@@ -216,13 +215,17 @@ def parse_html(text: str, deadline: Deadline | None = None, utf8: bytes | None =
     return root
 
 
-def long_or_extra_hrefs(root: etree._Element) -> list[etree._Element]:
-    """The elements whose ``href`` goes: over ``MAX_HREF`` characters, or an anchor past the first
-    ``MAX_LINKS``. One XPath walk over the hrefs; the anchors are looked up only on a page with
-    more than ``MAX_LINKS`` hrefs (the two-walk union cost a millisecond on every page)."""
+def long_or_extra_hrefs(root: etree._Element, max_href: int = MAX_HREF, max_links: int = MAX_LINKS) -> list[etree._Element]:
+    """The elements whose ``href`` goes: over ``max_href`` characters, or an anchor past the first
+    ``max_links``. Found by the compiled walk where it serves the tree (``elements.compiled_walk``),
+    else by one XPath walk over the hrefs, the anchors looked up only on a page with more than
+    ``max_links`` hrefs."""
+    walk = compiled_walk(root)
+    if walk is not None:
+        return walk.overlong_hrefs(root, max_href, max_links)
     hrefs = root.xpath("//@href")
-    out = [h.getparent() for h in hrefs if len(h) > MAX_HREF]
-    if len(hrefs) > MAX_LINKS:
+    out = [h.getparent() for h in hrefs if len(h) > max_href]
+    if len(hrefs) > max_links:
         seen = set(out)
-        out += [el for el in root.xpath(EXTRA_HREFS) if el not in seen]
+        out += [el for el in root.xpath(f"(//a[@href])[position() > {max_links}]") if el not in seen]
     return out

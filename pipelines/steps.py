@@ -46,6 +46,7 @@ from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import PageContext
+from rankcrawl.pipelines.elements import by_tag
 from rankcrawl.pipelines.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.link_features import AnchorRows
 from rankcrawl.pipelines.parsing import parse_html
@@ -125,7 +126,7 @@ def _positions(s: PageState) -> None:
 def _title(s: PageState) -> None:
     if s.root is None:
         return
-    titles = list(s.root.iter("title"))
+    titles = by_tag(s.root, "title")
     if len(titles) == 1:    # the common page: //title[1]//text() is that title's text, found without XPath's node sets
         text = "".join(titles[0].itertext())
     else:

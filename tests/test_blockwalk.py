@@ -1,4 +1,4 @@
-"""The compiled block walk (``_blockwalk``) gives exactly what the Python walk gives, on generated pages."""
+"""The compiled block walk and element searches (``_blockwalk``) give exactly what the Python walk and lxml give, on generated pages."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from rankcrawl.pipelines import blocks
+from rankcrawl.pipelines import blocks, elements
 from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
 from rankcrawl.pipelines.parsing import parse_html
 
-if blocks._blockwalk is None:
+if elements._blockwalk is None:
     if os.environ.get("CI"):
         pytest.fail("the compiled block walk was not built (setup.py: Cython and a C compiler are needed)", pytrace=False)
     pytest.skip("the compiled block walk is not built here", allow_module_level=True)
@@ -76,3 +76,42 @@ def test_compiled_walk_checks_its_deadline() -> None:
     root = parse_html("<div>" + "<p>x</p>" * 5000 + "</div>")
     with pytest.raises(AnalysisTimeout, match="blocks"):
         blocks.atomic_blocks(root, Deadline(-1.0), {})
+
+
+def search_page(rng: random.Random) -> str:
+    """A random page with what the searches look for: titles (one in an SVG), bases, meta and script
+    elements, itemtype attributes, anchors with and without hrefs of random lengths, hrefs on others."""
+    head = "".join(rng.choice(["<title>T</title>", "<base href='/b/'>", "<base>", "<meta property='og:type' content='article'>",
+                               "<meta name=x>", "<script type='application/ld+json'>{\"@type\": \"Recipe\"}</script>",
+                               "<link href='/style.css'>", "<script>x = 1 < 2</script>"]) for _ in range(rng.randrange(6)))
+    body = []
+    for _ in range(rng.randrange(40)):
+        href = rng.choice(["", " href", " href=''", " href='/x'", f" href='/{'ü' * rng.choice([5, 20, 21, 40])}'",
+                           f" href='/{'k' * rng.choice([10, 26, 27, 30])}'", " href='/a&amp;b'"])
+        body.append(rng.choice([f"<a{href}>a</a>", f"<area{href}>", f"<div itemtype='{rng.choice(['', 'https://schema.org/Product'])}'>d</div>",
+                                "<svg><title>icon</title></svg>", "<p itemscope itemtype>p</p>", "<script>y</script>",
+                                "<meta content=z>", f"<span{href}>s</span>", "<!-- <title>no</title> -->"]))
+    return f"<html><head>{head}</head><body>{''.join(body)}</body></html>"
+
+
+def test_compiled_searches_equal_lxmls(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankcrawl.pipelines.elements import attribute_values, by_tag
+    from rankcrawl.pipelines.parsing import long_or_extra_hrefs
+
+    def searches(root: object) -> tuple:
+        return ([id(e) for e in by_tag(root, "title")], [id(e) for e in by_tag(root, "meta", "script")],
+                [id(e) for e in by_tag(root, "base")], attribute_values(root, "itemtype"),
+                [id(e) for e in long_or_extra_hrefs(root, 24, 7)])
+
+    found = [0, 0]
+    for seed in range(300):
+        root = parse_html(search_page(random.Random(seed)))
+        keep = list(root.iter())  # one proxy per element for both, so identities compare
+        compiled = searches(root)
+        with monkeypatch.context() as m:
+            m.setattr(elements, "_blockwalk", None)
+            assert searches(root) == compiled, seed
+        found[0] += len(compiled[4]) > 0
+        found[1] += len(compiled[3]) > 0
+        assert keep
+    assert min(found) > 100  # hrefs cut and itemtypes found on many pages
