@@ -341,65 +341,42 @@ cdef tree.xmlNode* _next_element_in(tree.xmlNode* c, tree.xmlNode* top) noexcept
     return NULL
 
 
-def by_tag(_Element root, tuple tags):
-    """``list(root.iter(*tags))`` for plain tag names: the elements so named, in document order."""
-    cdef _Document doc = root._doc
-    cdef tree.xmlNode* top = root._c_node
-    cdef tree.xmlNode* c = top
-    cdef list names = [t.encode("utf-8") for t in tags]
-    cdef bytes name
-    cdef list out = []
-    while c is not NULL:
-        if c.type == tree.XML_ELEMENT_NODE and c.ns is NULL:
-            for name in names:
-                if strcmp(<const char*>c.name, name) == 0:
-                    out.append(_proxy(doc, c))
-                    break
-        c = _next_element_in(c, top)
-    return out
-
-
-def attribute_values(_Element root, str name):
-    """``root.xpath("//@name", smart_strings=False)`` for a plain attribute name (``root``: the top element)."""
-    cdef _Document doc = root._doc
-    cdef tree.xmlNode* top = root._c_node
-    cdef tree.xmlNode* c = top
-    cdef bytes key = name.encode("utf-8")
-    cdef list out = []
-    while c is not NULL:
-        if c.properties is not NULL:
-            value = _attribute(doc, c, key)
-            if value is not None:
-                out.append(value)
-        c = _next_element_in(c, top)
-    return out
-
-
-def overlong_hrefs(_Element root, Py_ssize_t max_href, Py_ssize_t max_links):
-    """``parsing.long_or_extra_hrefs``: the elements with an ``href`` of over ``max_href`` characters, then
-    the ``<a href>`` past the first ``max_links`` when the page has more than ``max_links`` hrefs."""
+def search_page(_Element root, Py_ssize_t max_href, Py_ssize_t max_links):
+    """``elements.search_page`` in one pass over the tree (one node costs a cache miss, so every search
+    apart costs a whole walk): (titles, bases, meta and script elements, itemtype values, overlong hrefs)."""
     cdef _Document doc = root._doc
     cdef tree.xmlNode* top = root._c_node
     cdef tree.xmlNode* c = top
     cdef tree.xmlAttr* a
+    cdef const char* name
     cdef Py_ssize_t hrefs = 0, anchors = 0
-    cdef list out = [], extra = []
+    cdef list titles = [], bases = [], declarations = [], itemtypes = [], overlong = [], extra = []
     while c is not NULL:
+        name = <const char*>c.name
+        if c.ns is NULL:
+            if strcmp(name, b"title") == 0:
+                titles.append(_proxy(doc, c))
+            elif strcmp(name, b"base") == 0:
+                bases.append(_proxy(doc, c))
+            elif strcmp(name, b"meta") == 0 or strcmp(name, b"script") == 0:
+                declarations.append(_proxy(doc, c))
         a = c.properties
-        while a is not NULL and not (a.ns is NULL and strcmp(<const char*>a.name, b"href") == 0):
+        while a is not NULL:
+            if a.ns is NULL and strcmp(<const char*>a.name, b"itemtype") == 0:
+                itemtypes.append(_attribute(doc, c, b"itemtype"))
+            elif a.ns is NULL and strcmp(<const char*>a.name, b"href") == 0:
+                hrefs += 1
+                if (a.children is not NULL and (a.children.next is not NULL or a.children.content is NULL
+                                                or strlen(<const char*>a.children.content) > <size_t>max_href)
+                        and len(_attribute(doc, c, b"href")) > max_href):  # UTF-8 bytes >= characters
+                    overlong.append(_proxy(doc, c))
+                if c.ns is NULL and strcmp(name, b"a") == 0:
+                    anchors += 1
+                    if anchors > max_links:
+                        extra.append(_proxy(doc, c))
             a = a.next
-        if a is not NULL:
-            hrefs += 1
-            if (a.children is not NULL and (a.children.next is not NULL or a.children.content is NULL
-                                            or strlen(<const char*>a.children.content) > <size_t>max_href)
-                    and len(_attribute(doc, c, b"href")) > max_href):  # UTF-8 bytes >= characters
-                out.append(_proxy(doc, c))
-            if c.ns is NULL and strcmp(<const char*>c.name, b"a") == 0:
-                anchors += 1
-                if anchors > max_links:
-                    extra.append(_proxy(doc, c))
         c = _next_element_in(c, top)
     if hrefs > max_links and extra:
-        seen = set(out)
-        out += [el for el in extra if el not in seen]
-    return out
+        seen = set(overlong)
+        overlong += [el for el in extra if el not in seen]
+    return titles, bases, declarations, itemtypes, overlong

@@ -37,10 +37,11 @@ def analyze(
         raise ValueError(f"unknown Block Fusion variant {fusion!r} (one of {', '.join(VARIANTS)})")
     state = run_steps(preset(classifier), PageState(html, url, encoding, max_bytes, fusion, deadline))
     blocks = state.blocks
+    bases = state.search.bases if state.search is not None else None
     for b, is_content in zip(blocks, state.flags if state.flags is not None else ()):
         b.is_content = bool(is_content)
     return Document(url=url, title=state.title, blocks=blocks, root=state.root, encoding=state.used_encoding,
-                    truncated=state.truncated, orphan_anchors=state.orphans, make_links=link_maker(state.root, url),
+                    truncated=state.truncated, orphan_anchors=state.orphans, make_links=link_maker(state.root, url, bases),
                     link_content=state.link_content,
                     content_basis=[b.is_content for b in blocks] if state.link_content is not None else None,
                     anchor_paths=state.context.anchor_paths)

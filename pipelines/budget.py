@@ -31,7 +31,7 @@ MIN_PREFIX_SHARE = 0.25
 LINKS = ("all", "content", "none")
 """What ``analyze_within(links=…)`` resolves under the budget: every link, the content links, none."""
 LINK_CHECK_EVERY = 8
-"""Anchors resolved between two deadline checks (one hostile href of ``parsing.MAX_HREF``
+"""Anchors resolved between two deadline checks (one hostile href of ``elements.MAX_HREF``
 characters can cost 10 ms to normalise)."""
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.pipelines.elements import attribute_values, by_tag
+from rankcrawl.pipelines.elements import PageSearch, search_page
 
 ROLES: dict[str, frozenset[str]] = {
     "nav": frozenset("nav menu menus navbar navigation breadcrumb breadcrumbs topnav subnav skip dropdown".split()),
@@ -144,11 +144,11 @@ def role_matrix(masks: list[int] | np.ndarray) -> np.ndarray:
     return ((m >> np.arange(len(ROLE_NAMES))) & 1).astype(np.float64)
 
 
-def type_declarations(root: Any) -> list[str]:
-    """og:type, JSON-LD and microdata type declarations of the page (in no particular order): the
-    ``itemtype`` values, then the ``<meta>`` and ``<script>`` ones (``elements``' searches)."""
-    out = attribute_values(root, "itemtype")
-    for el in by_tag(root, "meta", "script"):
+def type_declarations(found: PageSearch) -> list[str]:
+    """og:type, JSON-LD and microdata type declarations of the page searched (in no particular order):
+    the ``itemtype`` values, then the ``<meta>`` and ``<script>`` ones."""
+    out = list(found.itemtypes)
+    for el in found.declarations:
         if el.tag == "meta":
             if el.get("property") == "og:type" and (content := el.get("content")) is not None:
                 out.append(content)
@@ -157,14 +157,15 @@ def type_declarations(root: Any) -> list[str]:
     return out
 
 
-def page_type_hints(root: Any) -> np.ndarray:
-    """float64[len(PAGE_TYPE_NAMES)]: page types named by ``<body>``'s classes, og:type or schema.org types."""
+def page_type_hints(root: Any, found: PageSearch | None = None) -> np.ndarray:
+    """float64[len(PAGE_TYPE_NAMES)]: page types named by ``<body>``'s classes, og:type or schema.org types;
+    ``found``: the page's ``elements.search_page`` (made here when not given)."""
     words: set[str] = set()
     if root is not None:
         body = root.find("body")
         if body is not None:
             words |= set((body.get("class") or "").lower().split()) | tokens(body.get("class") or "")
-        for value in type_declarations(root):
+        for value in type_declarations(found if found is not None else search_page(root)):
             if value.lstrip().startswith(("{", "[")):
                 words |= {t.lower() for t in LD_TYPE.findall(value[:20000])}
             elif "schema.org" in value:
@@ -175,14 +176,15 @@ def page_type_hints(root: Any) -> np.ndarray:
 
 
 class PageContext:
-    """What page-level features need besides the blocks: the tree, URL, anchors' DOM paths.
+    """What page-level features need besides the blocks: the tree, URL, anchors' DOM paths, and the
+    tree's search (``elements.search_page``) where the parse made it.
 
     The paths' labels are numbered once (``codes``) and the page-type hints computed once.
     """
 
     def __init__(self, root: Any = None, url: str | None = None,
-                 anchor_paths: dict[Any, tuple[str, ...]] | None = None) -> None:
-        self.root, self.url = root, url
+                 anchor_paths: dict[Any, tuple[str, ...]] | None = None, search: PageSearch | None = None) -> None:
+        self.root, self.url, self.search = root, url, search
         self.anchor_paths = anchor_paths if anchor_paths is not None else {}
         self.codes = PathCodes()
         self._page_types: np.ndarray | None = None
@@ -191,5 +193,5 @@ class PageContext:
     def page_types(self) -> np.ndarray:
         """``page_type_hints`` of the page."""
         if self._page_types is None:
-            self._page_types = page_type_hints(self.root)
+            self._page_types = page_type_hints(self.root, self.search)
         return self._page_types

@@ -1,16 +1,18 @@
-"""Whole-tree element searches (by tag, by attribute), run by the compiled walk where it was built.
+"""The whole-tree element search of a page: what the analysis looks up besides the blocks, in one pass.
 
-lxml's ``iter(tag)`` and XPath walk libxml2's nodes in C too, but every search pays about 0.2 µs per
-element of the tree, and the analysis searches the tree for its ``<title>``, ``<base>``, type
-declarations and overlong hrefs apart; ``_blockwalk``'s searches visit a node in a few nanoseconds.
-``compiled_walk`` is the one place that decides whether the extension serves a tree: it was built,
-and the tree is lxml's plain elements (``parsing.parse_html``'s), not ``lxml.html``'s classes.
+The analysis needs the page's ``<title>``, ``<base>``, ``<meta>`` and ``<script>`` elements, its
+``itemtype`` values, and the elements whose ``href`` is too long (or past the link cap) to keep.
+Walking libxml2's tree costs about a cache miss per node, in C as in lxml's ``iter`` and XPath, so
+five searches cost five walks; ``search_page`` makes one, compiled (``_blockwalk``) where that
+extension was built, else by lxml's searches with the same results. ``compiled_walk`` is the one
+place that decides whether the extension serves a tree: it was built, and the tree is lxml's plain
+elements (``parsing.parse_html``'s), not ``lxml.html``'s classes.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -21,19 +23,42 @@ except ImportError:  # built without the optional extension (no C compiler at in
     _blockwalk = None
 
 
+MAX_HREF = 2083
+"""Longest ``href`` kept (Scrapy's ``URLLENGTH_LIMIT`` default: a longer URL is never requested);
+a longer one is removed after parsing, so its element is no link and no step pays for it (one
+100 kB ``data:`` or 3000-parameter href cost up to 0.1 s to normalise, each)."""
+MAX_LINKS = 5_000
+"""Links (``<a href>``) kept per page, the first ones in document order; the href of every later
+one is removed (the 2,365 labelled pages have at most 1,777; the link model spends 30-60 µs on
+each, and the crawl writes each as an edge)."""
+
+class PageSearch(NamedTuple):
+    """A page's elements of interest, each list in document order."""
+
+    titles: list[Any]
+    bases: list[Any]
+    declarations: list[Any]
+    """``<meta>`` and ``<script>`` elements (og:type, JSON-LD)."""
+    itemtypes: list[str]
+    overlong: list[Any]
+    """Elements whose ``href`` goes: over ``max_href`` characters, or an ``<a>`` past the first ``max_links``
+    on a page of more than ``max_links`` hrefs."""
+
+
 def compiled_walk(root: Any) -> ModuleType | None:
     """The compiled walk's module when it can serve ``root``'s tree, else None."""
     return _blockwalk if _blockwalk is not None and type(root) is etree._Element else None
 
 
-def by_tag(root: Any, *tags: str) -> list[Any]:
-    """``list(root.iter(*tags))`` for plain tag names: the elements so named, in document order."""
+def search_page(root: Any, max_href: int = MAX_HREF, max_links: int = MAX_LINKS) -> PageSearch:
+    """The search of the document whose top element is ``root``."""
     walk = compiled_walk(root)
-    return walk.by_tag(root, tags) if walk is not None else list(root.iter(*tags))
-
-
-def attribute_values(root: Any, name: str) -> list[str]:
-    """The values of every ``name`` attribute of the document of top element ``root``, in document order
-    (``//@name`` as plain strings)."""
-    walk = compiled_walk(root)
-    return walk.attribute_values(root, name) if walk is not None else root.xpath(f"//@{name}", smart_strings=False)
+    if walk is not None:
+        return PageSearch(*walk.search_page(root, max_href, max_links))
+    hrefs = root.xpath("//@href")
+    overlong = [h.getparent() for h in hrefs if len(h) > max_href]
+    if len(hrefs) > max_links:
+        seen = set(overlong)
+        overlong += [el for el in root.xpath(f"(//a[@href])[position() > {max_links}]") if el not in seen]
+    return PageSearch(list(root.iter("title")), list(root.iter("base")), list(root.iter("meta", "script")),
+                      root.xpath("//@itemtype", smart_strings=False), overlong)

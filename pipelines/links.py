@@ -13,15 +13,17 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.document import Link
-from rankcrawl.pipelines.elements import by_tag
 from rankcrawl.settings.urls import normalize_url
 
 
-def base_url(root: Any, url: str | None) -> str | None:
-    """The URL relative links resolve against: the first ``<base href>`` (itself resolved) or the page URL."""
+def base_url(root: Any, url: str | None, bases: list[Any] | None = None) -> str | None:
+    """The URL relative links resolve against: the first ``<base href>`` (itself resolved) or the page URL;
+    ``bases``: the page's ``<base>`` elements where a search found them already (``elements.PageSearch``)."""
     if root is None:
         return url
-    href = next((h for el in by_tag(root, "base") if (h := el.get("href")) is not None), None)
+    if bases is None:
+        bases = list(root.iter("base"))
+    href = next((h for el in bases if (h := el.get("href")) is not None), None)
     if href is None:
         return url
     href = href.strip()
@@ -97,6 +99,6 @@ class LinkResolver:
         return out
 
 
-def link_maker(root: Any, url: str | None) -> Callable[[list[Any], int], list[Link]]:
+def link_maker(root: Any, url: str | None, bases: list[Any] | None = None) -> Callable[[list[Any], int], list[Link]]:
     """``f(anchor elements, block index) -> links`` for one page (its base URL, a shared cache)."""
-    return LinkResolver(base_url(root, url)).links
+    return LinkResolver(base_url(root, url, bases)).links

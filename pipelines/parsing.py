@@ -11,7 +11,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
-from rankcrawl.pipelines.elements import compiled_walk
+from rankcrawl.pipelines.elements import PageSearch, search_page
 
 _tagscan: ModuleType | None
 try:
@@ -30,14 +30,6 @@ SCAN_TOKENS = 4096
 """Tokens the attribute scan reads between two deadline checks (about 5 ms of tags)."""
 PARSE_CHUNK = 65536
 """Bytes fed to the parser between two deadline checks (about 0.1 s of the densest tags)."""
-MAX_HREF = 2083
-"""Longest ``href`` kept (Scrapy's ``URLLENGTH_LIMIT`` default: a longer URL is never requested);
-a longer one is removed after parsing, so its element is no link and no step pays for it (one
-100 kB ``data:`` or 3000-parameter href cost up to 0.1 s to normalise, each)."""
-MAX_LINKS = 5_000
-"""Links (``<a href>``) kept per page, the first ones in document order; the href of every later
-one is removed (the 2,365 labelled pages have at most 1,777; the link model spends 30-60 µs on
-each, and the crawl writes each as an edge)."""
 MAX_ATTRIBUTES = 256
 """Attributes kept per tag: libxml2 checks every new attribute against all earlier ones, so one
 tag with 20,000 attributes took 2.4 s to parse, 100,000 over a minute (no real page comes near)."""
@@ -194,9 +186,11 @@ def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | No
     return root, any(e.type_name == "ERR_RESOURCE_LIMIT" for e in log)
 
 
-def parse_html(text: str, deadline: Deadline | None = None, utf8: bytes | None = None) -> etree._Element | None:
-    """The root ``<html>`` element of ``text`` (None for a page without any content); ``utf8``:
-    ``text``'s UTF-8 encoding where the caller has it (``decoding.Decoded.utf8``)."""
+def parse_page(text: str, deadline: Deadline | None = None,
+               utf8: bytes | None = None) -> tuple[etree._Element | None, PageSearch | None]:
+    """(the root ``<html>`` element of ``text``, its ``elements.search_page``), or (None, None) for a page
+    without any content; ``utf8``: ``text``'s UTF-8 encoding where the caller has it
+    (``decoding.Decoded.utf8``). The hrefs the search names as overlong are removed."""
     data = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
     controls = len(data.translate(None, CONTROL_BYTES)) != len(data)   # a C loop; CONTROL.search is 7x slower
     if controls or _tagscan is None or _tagscan.long_tag_possible(data, MAX_ATTRIBUTES):
@@ -209,23 +203,14 @@ def parse_html(text: str, deadline: Deadline | None = None, utf8: bytes | None =
     root, too_deep = _parsed(data, deadline)
     if too_deep:
         root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
-    if root is not None:
-        for el in long_or_extra_hrefs(root):
-            del el.attrib["href"]
-    return root
+    if root is None:
+        return None, None
+    found = search_page(root)
+    for el in found.overlong:
+        del el.attrib["href"]
+    return root, found
 
 
-def long_or_extra_hrefs(root: etree._Element, max_href: int = MAX_HREF, max_links: int = MAX_LINKS) -> list[etree._Element]:
-    """The elements whose ``href`` goes: over ``max_href`` characters, or an anchor past the first
-    ``max_links``. Found by the compiled walk where it serves the tree (``elements.compiled_walk``),
-    else by one XPath walk over the hrefs, the anchors looked up only on a page with more than
-    ``max_links`` hrefs."""
-    walk = compiled_walk(root)
-    if walk is not None:
-        return walk.overlong_hrefs(root, max_href, max_links)
-    hrefs = root.xpath("//@href")
-    out = [h.getparent() for h in hrefs if len(h) > max_href]
-    if len(hrefs) > max_links:
-        seen = set(out)
-        out += [el for el in root.xpath(f"(//a[@href])[position() > {max_links}]") if el not in seen]
-    return out
+def parse_html(text: str, deadline: Deadline | None = None, utf8: bytes | None = None) -> etree._Element | None:
+    """The root ``<html>`` element of ``text`` (``parse_page``'s, without the search)."""
+    return parse_page(text, deadline, utf8)[0]

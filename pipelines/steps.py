@@ -6,7 +6,7 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 | step        | does                                                             | fills                     |
 |-------------|------------------------------------------------------------------|---------------------------|
 | decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
-| parse       | text → lxml tree (``parsing.parse_html``)                        | root                      |
+| parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search              |
 | blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context  |
 | fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks                    |
 | positions   | share of the page's words before each block                      | blocks[i].position        |
@@ -46,10 +46,10 @@ from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import PageContext
-from rankcrawl.pipelines.elements import by_tag
+from rankcrawl.pipelines.elements import PageSearch
 from rankcrawl.pipelines.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.link_features import AnchorRows
-from rankcrawl.pipelines.parsing import parse_html
+from rankcrawl.pipelines.parsing import parse_page
 from rankcrawl.pipelines.trained_classifier import block_model, decide, features_and_page
 
 
@@ -68,6 +68,7 @@ class PageState:
     used_encoding: str = "utf-8"
     truncated: bool = False
     root: Any = None
+    search: PageSearch | None = None
     atomic: list[TextBlock] = field(default_factory=list)
     orphans: list[Any] = field(default_factory=list)
     blocks: list[TextBlock] = field(default_factory=list)
@@ -103,11 +104,11 @@ def _decode(s: PageState) -> None:
 
 
 def _parse(s: PageState) -> None:
-    s.root = parse_html(s.text, s.deadline, s.utf8)
+    s.root, s.search = parse_page(s.text, s.deadline, s.utf8)
 
 
 def _blocks(s: PageState) -> None:
-    s.context = PageContext(s.root, s.url)
+    s.context = PageContext(s.root, s.url, search=s.search)
     s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
 
 
@@ -124,9 +125,9 @@ def _positions(s: PageState) -> None:
 
 
 def _title(s: PageState) -> None:
-    if s.root is None:
+    if s.search is None:  # no tree
         return
-    titles = by_tag(s.root, "title")
+    titles = s.search.titles
     if len(titles) == 1:    # the common page: //title[1]//text() is that title's text, found without XPath's node sets
         text = "".join(titles[0].itertext())
     else:

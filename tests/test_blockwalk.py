@@ -78,7 +78,7 @@ def test_compiled_walk_checks_its_deadline() -> None:
         blocks.atomic_blocks(root, Deadline(-1.0), {})
 
 
-def search_page(rng: random.Random) -> str:
+def search_page_html(rng: random.Random) -> str:
     """A random page with what the searches look for: titles (one in an SVG), bases, meta and script
     elements, itemtype attributes, anchors with and without hrefs of random lengths, hrefs on others."""
     head = "".join(rng.choice(["<title>T</title>", "<base href='/b/'>", "<base>", "<meta property='og:type' content='article'>",
@@ -94,23 +94,21 @@ def search_page(rng: random.Random) -> str:
     return f"<html><head>{head}</head><body>{''.join(body)}</body></html>"
 
 
-def test_compiled_searches_equal_lxmls(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rankcrawl.pipelines.elements import attribute_values, by_tag
-    from rankcrawl.pipelines.parsing import long_or_extra_hrefs
+def test_compiled_search_equals_lxmls(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankcrawl.pipelines.elements import search_page
 
-    def searches(root: object) -> tuple:
-        return ([id(e) for e in by_tag(root, "title")], [id(e) for e in by_tag(root, "meta", "script")],
-                [id(e) for e in by_tag(root, "base")], attribute_values(root, "itemtype"),
-                [id(e) for e in long_or_extra_hrefs(root, 24, 7)])
+    def search(root: object) -> tuple:
+        found = search_page(root, 24, 7)
+        return tuple(v if field == "itemtypes" else [id(e) for e in v] for field, v in found._asdict().items())
 
     found = [0, 0]
     for seed in range(300):
-        root = parse_html(search_page(random.Random(seed)))
+        root = parse_html(search_page_html(random.Random(seed)))
         keep = list(root.iter())  # one proxy per element for both, so identities compare
-        compiled = searches(root)
+        compiled = search(root)
         with monkeypatch.context() as m:
             m.setattr(elements, "_blockwalk", None)
-            assert searches(root) == compiled, seed
+            assert search(root) == compiled, seed
         found[0] += len(compiled[4]) > 0
         found[1] += len(compiled[3]) > 0
         assert keep

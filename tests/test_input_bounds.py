@@ -17,7 +17,8 @@ from rankcrawl.pipelines import parsing
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.budget import analyze_within
 from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
-from rankcrawl.pipelines.parsing import MAX_HREF, MAX_LINKS, cap_attributes, parse_html
+from rankcrawl.pipelines.elements import MAX_HREF, MAX_LINKS
+from rankcrawl.pipelines.parsing import cap_attributes, parse_html
 
 WORDS = "river water stone house garden light market bridge".split()
 
