@@ -3,14 +3,14 @@
 A ``Step`` is a named function that reads and extends one ``PageState``; a preset is the tuple
 of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE``:
 
-| step        | does                                                             | fills                     |
-|-------------|------------------------------------------------------------------|---------------------------|
+| step        | does                                                             | fills                           |
+|-------------|------------------------------------------------------------------|---------------------------------|
 | decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
-| parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search              |
-| blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context  |
-| fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks                    |
-| positions   | share of the page's words before each block                      | blocks[i].position        |
-| title       | the ``<title>`` text                                             | title                     |
+| parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search                    |
+| blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context        |
+| fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks                          |
+| positions   | share of the page's words before each block                      | blocks[i].position              |
+| title       | the ``<title>`` text                                             | title                           |
 
 then the classification steps of ``PRESETS``:
 
