@@ -18,10 +18,14 @@ re-decided if it moves.
 
 A page's age is counted in its own host's pages, as only they change the evidence it was decided
 with, plus the pages decided since its host's last one (a host that stopped growing has nothing
-left to tell its pages). Over ``capacity`` pages the oldest page leaves (the globally oldest among
-equals): a host crawled section by section beside busier ones keeps its pages as long as its own
-growth, not theirs, allows. Pages out of the window, or decided by another process, keep their
-edges (bounded memory; a restart forgets the window).
+left to tell its pages). A page leaves once its age reaches ``capacity``: each host keeps its last
+``capacity`` pages whatever the other hosts crawled at the same time do, so the edges a host's pages
+end with do not depend on how the crawl interleaved it with others (with a window shared by all
+hosts, the nine real sites crawled together left apache's first pages ~200 of its pages later, while
+the template statuses they were decided with flipped up to ~600 pages later, in some orders only).
+Beyond ``HOSTS_KEPT`` hosts' worth of pages (many hosts growing at once) the oldest page leaves
+(the globally oldest among equals). Pages out of the window, or decided by another process, keep
+their edges (bounded memory; a restart forgets the window).
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ RECHECK_GROWTH = 1.25
 section of a site first — the English module pages of a manual in eight languages — moves on)."""
 MAX_RECHECK = 256
 """Stale template keys asked for with one page at most."""
+HOSTS_KEPT = 4
+"""Hosts growing at once whose full windows fit in memory (``capacity`` pages each); beyond, the
+oldest page leaves whichever host it is of."""
 TARGETS_KEPT = 20_000
 """Pages whose link targets (8-byte hashes, ≈ 8 bytes per link) are kept beyond the window, so a
 near-duplicate found long after its canonical page still keeps its links to other targets."""
@@ -82,10 +89,12 @@ def lean(f: PageFacts) -> PageFacts:
 
 
 class RecentPages:
-    """FIFO window of remembered pages with a key → pages index and per-host key statuses."""
+    """Window of remembered pages (the last ``capacity`` of each host, ``HOSTS_KEPT``·``capacity`` in all)
+    with a key → pages index and per-host key statuses."""
 
     def __init__(self, capacity: int = 1000, targets_kept: int = TARGETS_KEPT) -> None:
         self.capacity, self.targets_kept = capacity, targets_kept
+        self.limit = HOSTS_KEPT * capacity
         self.pages: OrderedDict[str, Remembered] = OrderedDict()
         self.decided: dict[str, int] = {}  # host → its pages decided here since it last had none in the window
         self.at: dict[str, OrderedDict[str, tuple[int, int]]] = {}  # host → its pages → (decided[host], clock) when added
@@ -128,8 +137,10 @@ class RecentPages:
                 self.confirmed.setdefault(page.host, {}).setdefault(k, self.host_n.get(page.host, 0.0))
         self._stamp(page.host, url)
         self.settle(url, page.region_at)
-        while len(self.pages) > self.capacity:
-            self._drop(self._oldest())
+        oldest = self._oldest()
+        while self.age(oldest) >= self.capacity or len(self.pages) > self.limit:
+            self._drop(oldest)
+            oldest = self._oldest()
 
     def cold_keys(self, host: str, exclude: np.ndarray) -> np.ndarray:
         """Keys and region keys of this host's pages decided cold, not in ``exclude`` (asked for with

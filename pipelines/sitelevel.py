@@ -6,7 +6,7 @@ the near-duplicate verdict and, for ``lexical``, document frequencies; ``sitedec
 applies the host's evidence. Before a host has ``min_pages`` pages the per-page classifier's
 decisions stand.
 
-Re-weighting earlier pages: the process remembers its recent pages (``pagering``); when a reply
+Re-weighting earlier pages: the process remembers the last ``remember`` pages of each host (``pagering``); when a reply
 changes a key's template status, or makes a host warm, the remembered pages holding it are
 re-decided and those whose edges changed are queued in ``repush`` as (url, edges) for the edge
 pipeline. In ``lexical`` mode a page that weighed a link with the target's stand-in is re-weighed
