@@ -5,7 +5,8 @@ sends back is this summary, everything the reactor and the site-level step need 
 the title, every link of the page once per occurrence (target, anchor, block, the per-page content
 decision, whether its block is content, whether it links an alternate (language) version of the
 page, which candidate main regions hold it, the pagelet owning it, whether it is in the page's index),
-the candidate main regions' DOM-label keys and depths, each block's content flag, fingerprint key
+the candidate main regions' DOM-label keys (two names where an element has an id and classes) and
+depths, each block's content flag, fingerprint key
 and (capped) text — only where a target's first link sits, the text ``page_analyzer.follow_of`` sends
 along; each pagelet's shingle and link-list label key, the near-duplicate signature of
 the main text, and — only for the weighting mode that uses them — block labels with sampled terms
@@ -48,9 +49,13 @@ MAIN_SHARE = 0.9
 """A page's own main region is (the parent of) the deepest element holding this share of its content words."""
 THIN_SHARE = 0.5
 """Content words below this share of the container's words make the page's content thin (``thin_content``)."""
-ID_CLASSES = re.compile(r"(#[^./]+)\.[^/]*")
-"""The classes of an element label that has an id: left out of region keys, where the id names the
-region and classes may name the page (Sphinx themes: ``<div id="docs-body" class="withsidebar intro">``)."""
+ID_CLASSES = re.compile(r"(#[^./]+)(\.[^/]*)")
+"""An element label's id and classes, where it has both. Either may name the page rather than the
+region: Sphinx themes put the page's name in the main body's classes (``<div id="docs-body"
+class="withsidebar intro">``), DocBook names each section by the page's own id (``<div class="sect1"
+id="ROLE-ATTRIBUTES">``). A candidate region is therefore known by two names, its path with such
+elements named by their ids alone (``region_keys``) and by their classes alone (``region_class_keys``),
+and its host confirms it by whichever recurs (``sitedecide.candidate_counts``)."""
 WORDS = re.compile(r"\w+")
 SHALLOW = (3, 4, 5)
 """Besides its chain, a page offers every element at these depths (html = 1) as a candidate main
@@ -102,6 +107,8 @@ class PageFacts:
     pagelet_list: list[int] = field(default_factory=list)
     neardup: list[int] = field(default_factory=list)
     region_keys: list[int] = field(default_factory=list)
+    region_class_keys: list[int] = field(default_factory=list)
+    """Per candidate region: the key of its second name (``ID_CLASSES``), 0 where it has one name only."""
     region_depth: list[int] = field(default_factory=list)
     region_own: int = 0
     region_wide: int = 0
@@ -168,6 +175,19 @@ def region_chain(paths: list[tuple[str, ...]], words: list[int],
     deepest = deepest or len(chain)
     own = deepest - 1 if deepest >= 2 else deepest
     return chain, own
+
+
+def region_names(regions: list[tuple[str, ...]]) -> tuple[list[int], list[int]]:
+    """The keys of the candidate ``regions`` (DOM paths, sibling positions dropped) by their two names
+    (``ID_CLASSES``): elements with an id and classes named by their ids, and by their classes (0
+    where no element on the path has both, the second name being the first)."""
+    by_id, by_class = [], []
+    for region in regions:
+        label = INDEX.sub("", "/".join(region))
+        by_id.append(label_key("R:" + ID_CLASSES.sub(r"\1", label)))
+        other = ID_CLASSES.sub(r"\2", label)
+        by_class.append(label_key("R:" + other) if other != label else 0)
+    return by_id, by_class
 
 
 def widened(chain: list[tuple[str, ...]], own: int, thin: bool, pagelets: list[Any],
@@ -282,7 +302,7 @@ def facts_of(doc: Any, options: FactOptions = FactOptions()) -> PageFacts:
     chain, facts.region_own = region_chain([b.path for b in content], content_words, paths)
     regions = list(dict.fromkeys([*chain, *(b.path[:d] for d in SHALLOW for b in blocks if len(b.path) >= d)]))
     regions = regions[:MAX_REGIONS]
-    facts.region_keys = [label_key("R:" + ID_CLASSES.sub(r"\1", INDEX.sub("", "/".join(p)))) for p in regions]
+    facts.region_keys, facts.region_class_keys = region_names(regions)
     facts.region_depth = [len(p) for p in regions]
     pagelets = partition(doc.root, linked_only=True) if doc.root is not None else []
     owner = {a: i for i, p in enumerate(pagelets) for a in p.links}

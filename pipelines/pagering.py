@@ -84,7 +84,8 @@ def lean(f: PageFacts) -> PageFacts:
     return PageFacts(url=f.url, title="", links=f.links, link_block=f.link_block, link_content=f.link_content,
                      link_in_content=f.link_in_content,
                      link_alternate=f.link_alternate, link_index=f.link_index, link_regions=f.link_regions, link_pagelet=f.link_pagelet,
-                     region_depth=f.region_depth, region_own=f.region_own, region_wide=f.region_wide,
+                     region_depth=f.region_depth, region_class_keys=f.region_class_keys, region_own=f.region_own,
+                     region_wide=f.region_wide,
                      lexical=f.lexical)
 
 

@@ -25,7 +25,8 @@ verdict gives way to the host's evidence too: every non-template link of a block
 classifier kept counts (on the real sites the model drops inline and listed links of content
 blocks that the host's evidence shows are no template). The main region is the host's: of the
 page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
-the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys), so that a page whose
+the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys; by either name of a region
+whose element has an id and classes, ``pagefacts.ID_CLASSES``), so that a page whose
 classifier counted a sidebar heading as content does not pull its sidebar into the region; the
 page's own choice otherwise. The region also bounds what counts: a link whose block lies in another
 candidate region only (a navigation box the per-page classifier kept) does not count, unless it is in
@@ -167,11 +168,36 @@ def candidates(f: PageFacts, scope: str) -> list[bool]:
                 alternate)]
 
 
+def candidate_keys(f: PageFacts) -> np.ndarray:
+    """The typed ``rg`` keys of every name of the page's candidate regions (``pagefacts.ID_CLASSES``):
+    ``region_keys``, then the ``region_class_keys`` that are a second name."""
+    return typed_keys("rg", [*f.region_keys, *(k for k in f.region_class_keys if k)])
+
+
+def vote_keys(f: PageFacts) -> np.ndarray:
+    """The typed ``rg`` keys of the names of the page's own region: its vote for the host's main region."""
+    if not f.region_own:
+        return typed_keys("rg", [])
+    i = f.region_own - 1
+    second = f.region_class_keys[i] if i < len(f.region_class_keys) else 0
+    return typed_keys("rg", [f.region_keys[i], *([second] if second else [])])
+
+
+def candidate_counts(f: PageFacts, counts: np.ndarray | list[int]) -> list[int]:
+    """Per candidate region: the larger count of its names, from ``counts`` aligned with ``candidate_keys(f)``."""
+    n = len(f.region_depth)
+    out = [int(c) for c in counts[:n]]
+    second = [i for i, k in enumerate(f.region_class_keys) if k]
+    for i, c in zip(second, counts[n:]):
+        out[i] = max(out[i], int(c))
+    return out
+
+
 def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> tuple[int, bool]:
     """The page's main region (1-based index into ``f.region_keys``, 0 = none) and whether it is the
     host's: the deepest candidate that is the main region of at least ``floor`` of the host's pages
-    (``counts``) on a warm host (True), else the page's own (False). Between candidates of one depth
-    and count — one key twice on the page: region keys drop sibling positions and fold digits, so
+    (``counts``: ``candidate_counts``) on a warm host (True), else the page's own (False). Between
+    candidates of one depth and count — one key twice on the page: region keys drop sibling positions and fold digits, so
     Node.js's ``div#column1`` (the menu) and ``div#column2`` (the text) are one key — the first wins:
     the page's chain (``pagefacts.region_chain``, the path to its content) comes first. The page's own
     is ``PageFacts.region_wide`` (``pagefacts.widened``); its vote for the host's region stays ``region_own``."""

@@ -35,7 +35,18 @@ from redis.backoff import ExponentialBackoff
 from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, check, class_keys
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, label_key
 from rankcrawl.pipelines.pagering import RecentPages, Remembered
-from rankcrawl.pipelines.sitedecide import REGION_SHARE, Decision, candidates, decide, main_region, page_keys, recurrence_floor
+from rankcrawl.pipelines.sitedecide import (
+    REGION_SHARE,
+    Decision,
+    candidate_counts,
+    candidate_keys,
+    candidates,
+    decide,
+    main_region,
+    page_keys,
+    recurrence_floor,
+    vote_keys,
+)
 from rankcrawl.pipelines.sitestate import SiteState, page_key, typed_keys
 from rankcrawl.settings.urls import split_url
 
@@ -165,7 +176,7 @@ class SiteAnalyzer:
                    self.sum_repeated, f.region_own)
         d.fallback = True
         self.recent.add(Remembered(host, f, keys, weights, d.edges, False, not warm, f.region_own,
-                                   typed_keys("rg", f.region_keys)), {})
+                                   candidate_keys(f)), {})
         if len(self.backlog) >= self.buffer:
             self.backlog.popleft()
             self.dropped += 1
@@ -187,8 +198,8 @@ class SiteAnalyzer:
             waiting = [p for p in self.recent.pages.values() if f.url in p.pending and p.vector]
             df_read = sorted(LexicalWeights.terms_of(f.lexical, *(q for q, _ in targets.values()),
                                                      *(p.vector for p in waiting if p.vector)))
-        regions = typed_keys("rg", f.region_keys)
-        vote = regions[f.region_own - 1 : f.region_own] if f.region_own else regions[:0]
+        regions = candidate_keys(f)
+        vote = vote_keys(f)
         cold = self.recent.cold_keys(host, counted)
         cold = np.concatenate([cold, self.recent.stale_keys(host, np.concatenate([counted, cold]))])
         due, due_keys = self.recent.unsettled(host, np.concatenate([regions, cold]))
@@ -206,7 +217,7 @@ class SiteAnalyzer:
         cold_counts = {int(k): c for k, c in zip(cold, reply.query[len(regions):])}
         statuses.update({k: c >= floor for k, c in cold_counts.items()})
         region_floor = recurrence_floor(reply.n, REGION_SHARE)
-        region, _ = main_region(f, reply.query[: len(regions)], region_floor, warm)
+        region, _ = main_region(f, candidate_counts(f, reply.query[: len(regions)]), region_floor, warm)
         dirty = self.recent.learn(host, statuses, warm, reply.n)
         region_counts = {int(k): c for k, c in zip(regions, reply.query[: len(regions)])} | cold_counts
         dirty |= {url for url in due if self._rechoose(url, region_counts, region_floor)}
@@ -261,7 +272,7 @@ class SiteAnalyzer:
         the host's main element; a region a host's package summaries confirmed stays theirs when other
         pages outnumber them)."""
         p = self.recent.pages[url]
-        region, _ = main_region(p.facts, [counts.get(int(k), 0) for k in p.regions], floor, True)
+        region, _ = main_region(p.facts, candidate_counts(p.facts, [counts.get(int(k), 0) for k in p.regions]), floor, True)
         self.recent.settle(url, self.recent.host_n.get(p.host, 0.0))
         if not p.cold and not holds(p.facts.link_regions, region, p.region):
             return False
