@@ -1,9 +1,9 @@
 """The optional compiled parts, everything else is in pyproject.toml: the block walk
-(``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``) and the
-tree ensembles' walk (``pipelines/_treewalk.pyx``).
+(``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``), the
+tree ensembles' walk (``pipelines/_treewalk.pyx``) and the blocks' text statistics (``pipelines/_textstats.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
-code of ``pipelines/blocks.py``, ``parsing.py`` and ``trees.py``, with the same results, slower)."""
+code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py`` and ``document.py``, with the same results, slower)."""
 
 from setuptools import Extension, setup
 
@@ -18,7 +18,8 @@ def extensions() -> list[Extension]:
                      optional=True)
     scan = Extension("rankcrawl.pipelines._tagscan", ["pipelines/_tagscan.pyx"], optional=True)
     trees = Extension("rankcrawl.pipelines._treewalk", ["pipelines/_treewalk.pyx"], optional=True)
-    return cythonize([walk, scan, trees], quiet=True)
+    stats = Extension("rankcrawl.pipelines._textstats", ["pipelines/_textstats.pyx"], optional=True)
+    return cythonize([walk, scan, trees, stats], quiet=True)
 
 
 setup(ext_modules=extensions())

@@ -25,11 +25,12 @@ into the run (possessive), so a page of 40,000 dots costs one scan, not 40,000 (
 mark instead of trying every position."""
 
 
-def text_stats(text: str) -> tuple[int, int, int, int, int]:
+def python_text_stats(text: str) -> tuple[int, int, int, int, int]:
     """(word characters, sentences, capitalised words, full stops, '|' characters) of ``text``.
 
     Words are whitespace tokens with a letter or digit; a sentence ends at ``. ? ! ;`` (§4.4.2),
-    and trailing words without such a mark count as one more sentence.
+    and trailing words without such a mark count as one more sentence. ``text_stats`` is this, compiled
+    (``_textstats``, the same counts in one pass) where that extension was built.
     """
     tokens = text.split()
     non_words = NON_WORD_TOKEN.findall(text)
@@ -39,6 +40,12 @@ def text_stats(text: str) -> tuple[int, int, int, int, int]:
         sentences += 1
     return (sum(map(len, tokens)) - sum(map(len, non_words)), sentences,
             sum(map(str.isupper, map(itemgetter(0), tokens))), text.count("."), text.count("|"))
+
+
+try:
+    from rankcrawl.pipelines._textstats import text_stats
+except ImportError:  # built without the optional extension (no C compiler at install): the regular expressions
+    text_stats = python_text_stats
 
 
 @dataclass(eq=False, slots=True)
