@@ -21,12 +21,7 @@ from rankcrawl.pipelines.document import W_MAX, TextBlock
 import_lxml__etree()
 
 
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object o)
-    void* PyUnicode_DATA(object o)
-    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t i) nogil
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
-    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+include "_unicode.pxi"  # CPython's str internals and character tables, shared with the other compiled steps
 
 
 cdef frozenset INVISIBLE = frozenset(

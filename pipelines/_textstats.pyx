@@ -8,13 +8,7 @@ a sentence end where a run of ``. ? ! ;`` starts, runs on through closing quotes
 white space or the end.
 """
 
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object o)
-    void* PyUnicode_DATA(object o)
-    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t i) nogil
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
-    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
-    bint Py_UNICODE_ISUPPER(Py_UCS4 ch) nogil
+include "_unicode.pxi"  # CPython's str internals and character tables, shared with the other compiled steps
 
 
 cdef inline bint _terminal(Py_UCS4 c) noexcept nogil:
