@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.document import Link
+from rankcrawl.pipelines.elements import search_page
 from rankcrawl.settings.urls import normalize_url
 
 
@@ -22,7 +23,7 @@ def base_url(root: Any, url: str | None, bases: list[Any] | None = None) -> str 
     if root is None:
         return url
     if bases is None:
-        bases = list(root.iter("base"))
+        bases = search_page(root).bases
     href = next((h for el in bases if (h := el.get("href")) is not None), None)
     if href is None:
         return url
