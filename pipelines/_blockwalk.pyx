@@ -12,9 +12,12 @@ differs only in cost: no Python proxy is made for an element unless it owns a bl
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport int64_t
 from libc.string cimport strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element, elementFactory, import_lxml__etree
+
+import numpy as np
 
 from rankcrawl.pipelines.document import W_MAX, TextBlock
 
@@ -121,6 +124,33 @@ cdef inline _Element _parent_proxy(_Document doc, tree.xmlNode* n):
     return elementFactory(doc, p)
 
 
+cdef str _attribute_label(object ident, object cls):
+    """``blocks.attribute_label``: ``#id.class``, each run of decimal digits (``re``'s ``\\d``) folded to ``N``."""
+    cdef str out = "#" + ident.strip() if ident else ""
+    if cls:
+        out += "." + ".".join(cls.split())
+    cdef int kind = PyUnicode_KIND(out)
+    cdef void* data = PyUnicode_DATA(out)
+    cdef Py_ssize_t i, start = 0, n = len(out)
+    cdef list parts = None
+    cdef bint digit, in_run = False
+    for i in range(n):
+        digit = Py_UNICODE_ISDECIMAL(PyUnicode_READ(kind, data, i))
+        if digit and not in_run:
+            if parts is None:
+                parts = []
+            parts.append(out[start:i])
+            parts.append("N")
+        elif in_run and not digit:
+            start = i
+        in_run = digit
+    if parts is None:
+        return out
+    if not in_run:
+        parts.append(out[start:])
+    return "".join(parts)
+
+
 cdef Py_ssize_t _count_words(str text):
     """``blocks.word_count`` of ``text``'s white-space tokens: those holding a letter or digit (``str.isalnum``)."""
     cdef int kind = PyUnicode_KIND(text)
@@ -210,7 +240,7 @@ cdef class _Blocks:
             self.pending.clear()
 
 
-def atomic_blocks(_Element root, deadline, dict anchor_paths, attribute_label):
+def atomic_blocks(_Element root, deadline, dict anchor_paths):
     """``blocks.atomic_blocks(root, deadline, anchor_paths)``: (blocks, orphan anchors)."""
     cdef _Document doc = root._doc
     cdef tree.xmlNode* top = root._c_node
@@ -222,7 +252,7 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, attribute_label):
     cdef bint descend
     cdef _Element el, parent
     cdef _Blocks b = _Blocks()
-    cdef list paths = [()], counts = [{}]
+    cdef list paths = [()], counts = [None]
     cdef dict seen, names = {}, labels = {}
     cdef tuple path
     cdef str tag, text, attrs
@@ -241,6 +271,8 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, attribute_label):
         else:
             tag = ""
         seen = counts[-1]
+        if seen is None:  # the parent's first child: its tag counts start (a leaf never needs any)
+            seen = counts[-1] = {}
         index = seen[tag] = seen.get(tag, 0) + 1
         descend = True
         el = None
@@ -264,15 +296,16 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths, attribute_label):
             if c.properties is NULL:
                 attrs = ""
             else:
-                key = (_attribute(doc, c, b"id"), _attribute(doc, c, b"class"))
+                ident, cls = _attribute(doc, c, b"id"), _attribute(doc, c, b"class")
+                key = (ident, cls)
                 attrs = labels.get(key)
                 if attrs is None:
-                    attrs = labels[key] = attribute_label(*key)
+                    attrs = labels[key] = _attribute_label(ident, cls)
             path = <tuple>paths[-1] + (f"{tag}[{index}]{attrs}",)
             paths.append(path)
             if el is not None and anchor_paths is not None:
                 anchor_paths[el] = path
-            counts.append({})
+            counts.append(None)
             text = _text(c.children, not b.pieces) if c.type == tree.XML_ELEMENT_NODE else None
             if text is not None and not (not b.pieces and text.isspace()):
                 if not b.pieces:
@@ -375,3 +408,111 @@ def search_page(_Element root, Py_ssize_t max_href, Py_ssize_t max_links):
         seen = set(overlong)
         overlong += [el for el in extra if el not in seen]
     return titles, bases, declarations, itemtypes, overlong
+
+
+cdef inline bint _plain_subtree(tree.xmlNode* top) noexcept:
+    """Only elements and text nodes below ``top`` (so its ``itertext()`` is its text nodes in order)."""
+    cdef tree.xmlNode* c = top.children
+    while c is not NULL and c is not top:
+        if c.type == tree.XML_ELEMENT_NODE:
+            if c.children is not NULL:
+                c = c.children
+                continue
+        elif c.type != tree.XML_TEXT_NODE:
+            return False
+        while c.next is NULL and c.parent is not top:
+            c = c.parent
+        c = c.next
+    return True
+
+
+cdef inline Py_ssize_t _split_words(const unsigned char* s, bint* inside) noexcept:
+    """Tokens of ``str.split()`` that start in the UTF-8 text ``s`` (``inside``: a token runs on from before
+    and on after)."""
+    cdef Py_ssize_t starts = 0
+    cdef unsigned int c
+    while s[0] != 0:
+        c = s[0]
+        if c < 0x80:
+            s += 1
+        elif c < 0xE0 and s[1] != 0:
+            c = ((c & 0x1F) << 6) | (s[1] & 0x3F)
+            s += 2
+        elif c < 0xF0 and s[1] != 0 and s[2] != 0:
+            c = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F)
+            s += 3
+        else:
+            c = 0x10000  # any 4-byte character: never white space
+            s += 1
+            while (s[0] & 0xC0) == 0x80:
+                s += 1
+        if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+            inside[0] = False
+        elif not inside[0]:
+            inside[0] = True
+            starts += 1
+    return starts
+
+
+cdef Py_ssize_t _anchor_words(tree.xmlNode* top) noexcept:
+    """``link_features.anchor_word_count``: ``str.split()`` tokens of the text nodes below ``top``, joined."""
+    cdef tree.xmlNode* c = top.children
+    cdef Py_ssize_t words = 0
+    cdef bint inside = False
+    while c is not NULL and c is not top:
+        if c.type == tree.XML_TEXT_NODE:
+            if c.content is not NULL:
+                words += _split_words(<const unsigned char*>c.content, &inside)
+        elif c.children is not NULL:
+            c = c.children
+            continue
+        while c.next is NULL and c.parent is not top:
+            c = c.parent
+        c = c.next
+    return words
+
+
+cdef Py_ssize_t _element_children(tree.xmlNode* n, tree.xmlNode* like, Py_ssize_t* same) noexcept:
+    """``len(n)``; ``same``: its children with ``like``'s tag (no namespace)."""
+    cdef tree.xmlNode* c = n.children
+    cdef Py_ssize_t count = 0
+    same[0] = 0
+    while c is not NULL:
+        if _is_element(c):
+            count += 1
+            if c.type == tree.XML_ELEMENT_NODE and c.ns is NULL and strcmp(<const char*>c.name, <const char*>like.name) == 0:
+                same[0] += 1
+        c = c.next
+    return count
+
+
+def anchor_facts(list anchors):
+    """(raw hrefs, anchor words, parent's same-tag siblings, grandparent's children) of each anchor, the
+    values of ``link_features``' ``el.get("href")``, ``anchor_word_count`` and ``list_counts``; -1 among
+    the words where a subtree holds other nodes than elements and text, and among the counts where the
+    parent has a namespace (the caller's Python functions decide those)."""
+    cdef Py_ssize_t i, n = len(anchors), same
+    words = np.empty(n, dtype=np.int64)
+    siblings = np.empty(n, dtype=np.int64)
+    children = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] w = words, s = siblings, k = children
+    cdef list hrefs = [None] * n
+    cdef _Element el
+    cdef tree.xmlNode* a
+    cdef tree.xmlNode* parent
+    cdef tree.xmlNode* grand
+    for i in range(n):
+        el = <_Element>anchors[i]
+        a = el._c_node
+        hrefs[i] = _attribute(el._doc, a, b"href")
+        w[i] = _anchor_words(a) if _plain_subtree(a) else -1
+        parent = a.parent
+        grand = parent.parent if parent is not NULL and _is_element(parent) else NULL
+        if grand is NULL or not _is_element(grand):
+            s[i] = k[i] = 0
+        elif parent.type != tree.XML_ELEMENT_NODE or parent.ns is not NULL:
+            s[i] = k[i] = -1
+        else:
+            k[i] = _element_children(grand, parent, &same)
+            s[i] = same
+    return hrefs, words, siblings, children

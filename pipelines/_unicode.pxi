@@ -7,3 +7,4 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch) nogil

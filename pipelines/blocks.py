@@ -83,7 +83,7 @@ def atomic_blocks(root: Any, deadline: Deadline | None = None,
         return [], []
     walk = compiled_walk(root)
     if walk is not None:
-        return walk.atomic_blocks(root, deadline, anchor_paths, attribute_label)
+        return walk.atomic_blocks(root, deadline, anchor_paths)
     return python_atomic_blocks(root, deadline, anchor_paths)
 
 

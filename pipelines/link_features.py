@@ -24,6 +24,7 @@ import numpy as np
 from rankcrawl.pipelines.blockstats import block_counts, common_prefixes, first_seen, link_density, shared_path
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext, role_matrix
+from rankcrawl.pipelines.elements import compiled_walk
 from rankcrawl.pipelines.trained_classifier import PAGE_FEATURES
 
 BLOCK_LINK_FEATURES: tuple[str, ...] = (
@@ -172,6 +173,24 @@ def list_counts(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[int, int]:
     return counts[parent.tag], len(grand)
 
 
+def anchor_facts(anchors: list[Any]) -> tuple[list[str | None], np.ndarray, np.ndarray, np.ndarray]:
+    """(``get("href")``, float64 ``anchor_word_count``, float64 ``list_counts`` pair) of each anchor (all
+    of one tree): one compiled pass (``_blockwalk``) where it serves the tree, Python for what it leaves (-1)."""
+    walk = compiled_walk(anchors[0]) if anchors else None
+    if walk is None:
+        cache: dict[Any, dict[Any, int]] = {}
+        counts = np.array([list_counts(el, cache) for el in anchors], dtype=np.float64).reshape(-1, 2)
+        words = np.fromiter(map(anchor_word_count, anchors), dtype=np.float64, count=len(anchors))
+        return [el.get("href") for el in anchors], words, counts[:, 0], counts[:, 1]
+    hrefs, words, siblings, children = walk.anchor_facts(anchors)
+    for i in np.flatnonzero(words < 0):
+        words[i] = anchor_word_count(anchors[i])
+    cache = {}
+    for i in np.flatnonzero(siblings < 0):
+        siblings[i], children[i] = list_counts(anchors[i], cache)
+    return hrefs, words.astype(np.float64), siblings.astype(np.float64), children.astype(np.float64)
+
+
 def content_region(blocks: list[TextBlock], proba: np.ndarray, threshold: float) -> tuple[str, ...]:
     """The longest DOM path shared by the largest content blocks holding ``REGION_SHARE`` of their words."""
     words = np.array([b.n_words for b in blocks], dtype=np.float64)
@@ -248,7 +267,8 @@ def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext
     region = content_region(blocks, proba, threshold)
     parts = urlsplit(context.url or "")
     page_host, page_path = _host(parts.netloc), parts.path.rstrip("/")
-    hrefs = [(el.get("href") or "").strip() for el in anchors]
+    raw, anchor_words, siblings, children = anchor_facts(anchors)
+    hrefs = [(h or "").strip() for h in raw]
     numbers: dict[str, int] = {}
     href_number = np.fromiter((numbers.setdefault(h, len(numbers)) for h in hrefs), dtype=np.int64, count=n_anchors)
     repeats = np.bincount(href_number)
@@ -258,14 +278,13 @@ def anchor_rows(blocks: list[TextBlock], proba: np.ndarray, context: PageContext
     shared = common_prefixes(codes, context.codes([region])[0, :len(region)])
     in_region = (shared == len(region)).astype(np.float64)
     size = np.bincount(group)
-    cache: dict[Any, dict[Any, int]] = {}
     rows = np.empty((n_anchors, 22))
-    anchor_words = np.fromiter(map(anchor_word_count, anchors), dtype=np.float64, count=n_anchors)
     rows[:, 0] = np.log1p(anchor_words)
     rows[:, 1] = anchor_words / np.maximum(words[owner], 1.0)
     rows[:, 2] = (np.arange(n_anchors) - (np.cumsum(per_block) - per_block)[owner]) / per_block[owner]
     rows[:, 3:11] = np.array([(*href_features(h, page_host, page_path), *href_words(h)) for h in numbers])[href_number]
-    rows[:, 20:22] = np.log1p(np.array([list_counts(el, cache) for el in anchors], dtype=np.float64))
+    rows[:, 20] = np.log1p(siblings)
+    rows[:, 21] = np.log1p(children)
     depth = np.fromiter(map(len, paths), dtype=np.float64, count=n_anchors)
     rows[:, 11] = np.log(repeats[href_number])
     rows[:, 12] = in_region

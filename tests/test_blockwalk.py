@@ -23,6 +23,9 @@ TEXTS = ["", " ", "\n  ", "word", "two words", "Ünïcödé text", "&amp; &lt;ta
          " ".join(["wrapped", "words", "of", "varied", "length,", "extraordinarily", "long", "enough"] * 4),
          "x" * 79 + " " + "y" * 81 + " z " + "w" * 80]
 
+IDS = ["main", " x1 ", "post-42", "", "7", "a12b3", "\u0663\u0664x9", "x\u00b2"]  # Arabic-Indic digits fold, a superscript not
+CLASSES = ["nav menu", "  ", "card item3", "Content", "col-12 mt-3 9", "w\uff11\uff12"]
+
 
 def random_page(rng: random.Random, depth: int = 0) -> str:
     """A random fragment: nested elements with ids, classes, hrefs (some empty or value-less), text and tails."""
@@ -31,9 +34,9 @@ def random_page(rng: random.Random, depth: int = 0) -> str:
         tag = rng.choice(TAGS)
         attrs = ""
         if rng.random() < 0.4:
-            attrs += f' id="{rng.choice(["main", " x1 ", "post-42", ""])}"'
+            attrs += f' id="{rng.choice(IDS)}"'
         if rng.random() < 0.4:
-            attrs += f' class="{rng.choice(["nav menu", "  ", "card item3", "Content"])}"'
+            attrs += f' class="{rng.choice(CLASSES)}"'
         if tag == "a" and rng.random() < 0.8:
             attrs += rng.choice([' href="/x"', " href", ' href=""', ' href="http://e.com/?a=1&amp;b=2"'])
         if rng.random() < 0.1:
@@ -113,3 +116,29 @@ def test_compiled_search_equals_lxmls(monkeypatch: pytest.MonkeyPatch) -> None:
         found[1] += len(compiled[3]) > 0
         assert keep
     assert min(found) > 100  # hrefs cut and itemtypes found on many pages
+
+
+def test_compiled_anchor_facts_equal_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hrefs, anchor words and list counts: the compiled pass against ``link_features``' Python, on trees
+    with comments, processing instructions and CDATA (which the compiled pass leaves to Python) and
+    namespaced parents, parsed with and without the analysis's comment removal."""
+    from lxml import etree
+
+    from rankcrawl.pipelines import link_features
+
+    def facts(anchors: list) -> tuple:
+        hrefs, *arrays = link_features.anchor_facts(anchors)
+        return hrefs, [a.tolist() for a in arrays]
+
+    left = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        html = f"<html><body>{random_page(rng)}<ul><li><a href='/l'>{rng.choice(TEXTS)}</a></li></ul></body></html>"
+        for root in (parse_html(html), etree.fromstring(html, etree.HTMLParser())):
+            anchors = [el for el in root.iter("a") if el.get("href") is not None]
+            compiled = facts(anchors)
+            with monkeypatch.context() as m:
+                m.setattr(elements, "_blockwalk", None)
+                assert facts(anchors) == compiled, f"seed {seed}: {html!r}"
+            left += any(el.xpath(".//comment() | .//processing-instruction()") for el in anchors)
+    assert left > 10  # the Python fallback was exercised
