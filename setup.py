@@ -1,9 +1,11 @@
 """The optional compiled parts, everything else is in pyproject.toml: the block walk
 (``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``), the
-tree ensembles' walk (``pipelines/_treewalk.pyx``) and the blocks' text statistics (``pipelines/_textstats.pyx``).
+tree ensembles' walk (``pipelines/_treewalk.pyx``), the blocks' text statistics (``pipelines/_textstats.pyx``) and
+the words of DOM-path labels and hrefs (``pipelines/_tokens.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
-code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py`` and ``document.py``, with the same results, slower)."""
+code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py`` and
+``link_features.py``, with the same results, slower)."""
 
 from setuptools import Extension, setup
 
@@ -19,7 +21,8 @@ def extensions() -> list[Extension]:
     scan = Extension("rankcrawl.pipelines._tagscan", ["pipelines/_tagscan.pyx"], optional=True)
     trees = Extension("rankcrawl.pipelines._treewalk", ["pipelines/_treewalk.pyx"], optional=True)
     stats = Extension("rankcrawl.pipelines._textstats", ["pipelines/_textstats.pyx"], optional=True)
-    return cythonize([walk, scan, trees, stats], quiet=True)
+    tokens = Extension("rankcrawl.pipelines._tokens", ["pipelines/_tokens.pyx"], optional=True)
+    return cythonize([walk, scan, trees, stats, tokens], quiet=True)
 
 
 setup(ext_modules=extensions())

@@ -13,11 +13,18 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from rankcrawl.pipelines.elements import PageSearch, search_page
+
+_tokens: ModuleType | None
+try:
+    from rankcrawl.pipelines import _tokens
+except ImportError:  # built without the optional extension: the regular expressions alone
+    _tokens = None
 
 ROLES: dict[str, frozenset[str]] = {
     "nav": frozenset("nav menu menus navbar navigation breadcrumb breadcrumbs topnav subnav skip dropdown".split()),
@@ -95,6 +102,17 @@ def index_free(label: str) -> str:
     return INDEX.sub("", label)
 
 
+def label_facts(labels: list[str]) -> tuple[list[int], list[str]]:
+    """(``label_roles``, ``index_free``) of each label: compiled (``_tokens``) where that extension was
+    built, the regular expressions for the labels it leaves (and everywhere else)."""
+    if _tokens is None:
+        return list(map(label_roles, labels)), list(map(index_free, labels))
+    masks, frees = _tokens.label_facts(labels, TOKEN_ROLES)
+    for i in (i for i, free in enumerate(frees) if free is None):
+        masks[i] = label_roles(labels[i])
+    return masks, [index_free(label) if free is None else free for label, free in zip(labels, frees)]
+
+
 class PathCodes:
     """A page's DOM paths as int arrays: every distinct label numbered once, with its role mask and
     the number of its index-free form, so the prefixes, roles and index-free forms of many paths
@@ -114,11 +132,11 @@ class PathCodes:
             return self._last[1]
         flat = list(chain.from_iterable(paths))
         numbers = self.numbers
-        for label in dict.fromkeys(flat):
-            if label not in numbers:
-                numbers[label] = len(numbers)
-                self._roles.append(label_roles(label))
-                self._free.append(self._free_numbers.setdefault(index_free(label), len(self._free_numbers)))
+        new = [label for label in dict.fromkeys(flat) if label not in numbers]
+        for label, mask, free in zip(new, *label_facts(new)):
+            numbers[label] = len(numbers)
+            self._roles.append(mask)
+            self._free.append(self._free_numbers.setdefault(free, len(self._free_numbers)))
         lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
         codes = np.full((len(paths), max(int(lengths.max(initial=0)), 1)), -1, dtype=np.int64)
         codes[np.arange(codes.shape[1]) < lengths[:, None]] = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64,

@@ -14,8 +14,10 @@ normalised here: raw hrefs only.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +28,12 @@ from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext, role_matrix
 from rankcrawl.pipelines.elements import compiled_walk
 from rankcrawl.pipelines.trained_classifier import PAGE_FEATURES
+
+_tokens: ModuleType | None
+try:
+    from rankcrawl.pipelines import _tokens
+except ImportError:  # built without the optional extension: the regular expressions alone
+    _tokens = None
 
 BLOCK_LINK_FEATURES: tuple[str, ...] = (
     "p_block",              # P(content) of the anchor's block
@@ -70,12 +78,16 @@ ANCHOR_FEATURES: tuple[str, ...] = (
 LINK_FEATURES: tuple[str, ...] = BLOCK_LINK_FEATURES + ANCHOR_FEATURES + PAGE_FEATURES
 REGION_SHARE = 0.8
 """The content region holds at least this share of the content blocks' words."""
-ACCOUNT = re.compile(r"(?i)\b(log-?in|sign-?in|sign-?up|register|account|cart|checkout|privacy|terms|cookies?|"
-                     r"contact|about|imprint|impressum|legal|subscribe|newsletter|help|faq|careers|advertise)\b")
-SOCIAL = re.compile(r"(?i)(facebook|twitter|x\.com|linkedin|pinterest|instagram|whatsapp|telegram|reddit|"
-                    r"youtube|tiktok|mailto:|share|sharer|intent/tweet)")
-TAXONOMY = re.compile(r"(?i)/(tags?|category|categories|topics?|author|authors|page|feed|rss|archive|user|users|"
-                      r"profile|members?)(/|$|\?)")
+ACCOUNT_WORDS = ("login", "log-in", "signin", "sign-in", "signup", "sign-up", "register", "account", "cart", "checkout",
+                 "privacy", "terms", "cookie", "cookies", "contact", "about", "imprint", "impressum", "legal", "subscribe",
+                 "newsletter", "help", "faq", "careers", "advertise")
+SOCIAL_WORDS = ("facebook", "twitter", "x.com", "linkedin", "pinterest", "instagram", "whatsapp", "telegram", "reddit",
+                "youtube", "tiktok", "mailto:", "share", "sharer", "intent/tweet")
+TAXONOMY_WORDS = ("tag", "tags", "category", "categories", "topic", "topics", "author", "authors", "page", "feed", "rss",
+                  "archive", "user", "users", "profile", "member", "members")
+ACCOUNT = re.compile(r"(?i)\b(" + "|".join(map(re.escape, ACCOUNT_WORDS)) + r")\b")
+SOCIAL = re.compile("(?i)(" + "|".join(map(re.escape, SOCIAL_WORDS)) + ")")
+TAXONOMY = re.compile(r"(?i)/(" + "|".join(map(re.escape, TAXONOMY_WORDS)) + r")(/|$|\?)")
 
 
 def _host(netloc: str) -> str:
@@ -138,6 +150,9 @@ LOWER_HREF_WORDS = tuple(re.compile(p.pattern.removeprefix("(?i)")) for p in HRE
 """``HREF_WORDS`` without ``(?i)``, for a lower-cased ASCII href: the same matches (lower-casing
 ASCII keeps every position, and only non-ASCII characters such as the Kelvin sign fold to ASCII
 letters), about three times faster."""
+LOWER_ASCII_WORDS: Callable[[str], tuple[float, float, float]] | None = None if _tokens is None else partial(
+    _tokens.href_words, *map(_tokens.Words, (ACCOUNT_WORDS, SOCIAL_WORDS, TAXONOMY_WORDS)))
+"""``LOWER_HREF_WORDS``' matches, compiled (``_tokens``) where that extension was built."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -145,6 +160,8 @@ def href_words(href: str) -> tuple[float, float, float]:
     """(account/legal, social/share, taxonomy) words in a raw ``href`` (cached: navigation repeats)."""
     if href.isascii():
         lower = href.lower()
+        if LOWER_ASCII_WORDS is not None:
+            return LOWER_ASCII_WORDS(lower)
         a, s, t = (p.search(lower) for p in LOWER_HREF_WORDS)
     else:
         a, s, t = (p.search(href) for p in HREF_WORDS)
