@@ -1484,7 +1484,7 @@ static const char * const __pyx_cfilenm = __FILE__;
 
 static const char* const __pyx_f[] = {
   "pipelines/_tokens.pyx",
-  "(tree fragment)",
+  "carray.to_py",
 };
 /* #### Code section: utility_code_proto_before_types ### */
 /* Atomics.proto (used by UnpackUnboundCMethod) */
@@ -1663,18 +1663,21 @@ static const char* const __pyx_f[] = {
 /*--- Type declarations ---*/
 struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words;
 
-/* "pipelines/_tokens.pyx":80
+/* "pipelines/_tokens.pyx":83
  * 
  * 
  * cdef class Words:             # <<<<<<<<<<<<<<
- *     """A fixed list of lower-case ASCII words."""
+ *     """A fixed list of lower-case ASCII words (at most ``MAX_WORDS``), as C strings."""
  * 
 */
 struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words {
   PyObject_HEAD
   struct __pyx_vtabstruct_9rankcrawl_9pipelines_7_tokens_Words *__pyx_vtab;
-  PyObject *words;
+  PyObject *kept;
+  unsigned char const *words[64];
+  Py_ssize_t sizes[64];
   Py_ssize_t count;
+  int first[256];
 };
 
 
@@ -1759,6 +1762,120 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
     } while (0)
 #define __Pyx_CLEAR(r)    do { PyObject* tmp = ((PyObject*)(r)); r = NULL; __Pyx_DECREF(tmp);} while(0)
 #define __Pyx_XCLEAR(r)   do { if((r) != NULL) {PyObject* tmp = ((PyObject*)(r)); r = NULL; __Pyx_DECREF(tmp);}} while(0)
+
+/* FastTypeChecks.proto (used by GivenExceptionMatches) */
+#if CYTHON_COMPILING_IN_CPYTHON
+#define __Pyx_TypeCheck(obj, type) __Pyx_IsSubtype(Py_TYPE(obj), (PyTypeObject *)type)
+#define __Pyx_TypeCheck2(obj, type1, type2) __Pyx_IsAnySubtype2(Py_TYPE(obj), (PyTypeObject *)type1, (PyTypeObject *)type2)
+static CYTHON_INLINE int __Pyx_IsSubtype(PyTypeObject *a, PyTypeObject *b);
+static CYTHON_INLINE int __Pyx_IsAnySubtype2(PyTypeObject *cls, PyTypeObject *a, PyTypeObject *b);
+#define __Pyx_PyAnySet_Check(obj)  __Pyx_TypeCheck2(obj, &PySet_Type, &PyFrozenSet_Type)
+#else
+#define __Pyx_TypeCheck(obj, type) PyObject_TypeCheck(obj, (PyTypeObject *)type)
+#define __Pyx_TypeCheck2(obj, type1, type2) (PyObject_TypeCheck(obj, (PyTypeObject *)type1) || PyObject_TypeCheck(obj, (PyTypeObject *)type2))
+#define __Pyx_PyAnySet_Check(obj)  PyAnySet_Check(obj)
+#endif
+
+/* PyThreadStateGet.proto (used by PyErrFetchRestore) */
+#if CYTHON_FAST_THREAD_STATE
+#define __Pyx_PyThreadState_declare  PyThreadState *__pyx_tstate;
+#define __Pyx_PyThreadState_assign  __pyx_tstate = __Pyx_PyThreadState_Current;
+#if PY_VERSION_HEX >= 0x030C00A6
+#define __Pyx_PyErr_Occurred()  (__pyx_tstate->current_exception != NULL)
+#define __Pyx_PyErr_CurrentExceptionType()  (__pyx_tstate->current_exception ? (PyObject*) Py_TYPE(__pyx_tstate->current_exception) : (PyObject*) NULL)
+#else
+#define __Pyx_PyErr_Occurred()  (__pyx_tstate->curexc_type != NULL)
+#define __Pyx_PyErr_CurrentExceptionType()  (__pyx_tstate->curexc_type)
+#endif
+#else
+#define __Pyx_PyThreadState_declare
+#define __Pyx_PyThreadState_assign
+#define __Pyx_PyErr_Occurred()  (PyErr_Occurred() != NULL)
+#define __Pyx_PyErr_CurrentExceptionType()  PyErr_Occurred()
+#endif
+
+/* PyErrFetchRestore.proto (used by GivenExceptionMatches) */
+#if CYTHON_FAST_THREAD_STATE
+#define __Pyx_PyErr_Clear() __Pyx_ErrRestore(NULL, NULL, NULL)
+#define __Pyx_ErrRestoreWithState(type, value, tb)  __Pyx_ErrRestoreInState(PyThreadState_GET(), type, value, tb)
+#define __Pyx_ErrFetchWithState(type, value, tb)    __Pyx_ErrFetchInState(PyThreadState_GET(), type, value, tb)
+#define __Pyx_ErrRestore(type, value, tb)  __Pyx_ErrRestoreInState(__pyx_tstate, type, value, tb)
+#define __Pyx_ErrFetch(type, value, tb)    __Pyx_ErrFetchInState(__pyx_tstate, type, value, tb)
+static CYTHON_INLINE void __Pyx_ErrRestoreInState(PyThreadState *tstate, PyObject *type, PyObject *value, PyObject *tb);
+static CYTHON_INLINE void __Pyx_ErrFetchInState(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb);
+#if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX < 0x030C00A6
+#define __Pyx_PyErr_SetNone(exc) (Py_INCREF(exc), __Pyx_ErrRestore((exc), NULL, NULL))
+#else
+#define __Pyx_PyErr_SetNone(exc) PyErr_SetNone(exc)
+#endif
+#else
+#define __Pyx_PyErr_Clear() PyErr_Clear()
+#define __Pyx_PyErr_SetNone(exc) PyErr_SetNone(exc)
+#define __Pyx_ErrRestoreWithState(type, value, tb)  PyErr_Restore(type, value, tb)
+#define __Pyx_ErrFetchWithState(type, value, tb)  PyErr_Fetch(type, value, tb)
+#define __Pyx_ErrRestoreInState(tstate, type, value, tb)  PyErr_Restore(type, value, tb)
+#define __Pyx_ErrFetchInState(tstate, type, value, tb)  PyErr_Fetch(type, value, tb)
+#define __Pyx_ErrRestore(type, value, tb)  PyErr_Restore(type, value, tb)
+#define __Pyx_ErrFetch(type, value, tb)  PyErr_Fetch(type, value, tb)
+#endif
+
+/* GivenExceptionMatches.proto (used by PyErrExceptionMatches) */
+#if CYTHON_COMPILING_IN_CPYTHON
+static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches(PyObject *err, PyObject *type);
+static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches2(PyObject *err, PyObject *type1, PyObject *type2);
+#else
+#define __Pyx_PyErr_GivenExceptionMatches(err, type) PyErr_GivenExceptionMatches(err, type)
+static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches2(PyObject *err, PyObject *type1, PyObject *type2) {
+    return PyErr_GivenExceptionMatches(err, type1) || PyErr_GivenExceptionMatches(err, type2);
+}
+#endif
+#define __Pyx_PyErr_ExceptionMatches2(err1, err2)  __Pyx_PyErr_GivenExceptionMatches2(__Pyx_PyErr_CurrentExceptionType(), err1, err2)
+
+/* PyErrExceptionMatches.proto (used by PyObjectGetAttrStrNoError) */
+#if CYTHON_FAST_THREAD_STATE
+#define __Pyx_PyErr_ExceptionMatches(err) __Pyx_PyErr_ExceptionMatchesInState(__pyx_tstate, err)
+static CYTHON_INLINE int __Pyx_PyErr_ExceptionMatchesInState(PyThreadState* tstate, PyObject* err);
+#else
+#define __Pyx_PyErr_ExceptionMatches(err)  PyErr_ExceptionMatches(err)
+#endif
+
+/* PyObjectGetAttrStr.proto (used by PyObjectGetAttrStrNoError) */
+#if CYTHON_USE_TYPE_SLOTS
+static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStr(PyObject* obj, PyObject* attr_name);
+#else
+#define __Pyx_PyObject_GetAttrStr(o,n) PyObject_GetAttr(o,n)
+#endif
+
+/* PyObjectGetAttrStrNoError.proto (used by GetBuiltinName) */
+static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name);
+
+/* GetBuiltinName.proto */
+static PyObject *__Pyx_GetBuiltinName(PyObject *name);
+
+/* GetTopmostException.proto (used by SaveResetException) */
+#if CYTHON_USE_EXC_INFO_STACK && CYTHON_FAST_THREAD_STATE
+static _PyErr_StackItem * __Pyx_PyErr_GetTopmostException(PyThreadState *tstate);
+#endif
+
+/* SaveResetException.proto */
+#if CYTHON_FAST_THREAD_STATE
+#define __Pyx_ExceptionSave(type, value, tb)  __Pyx__ExceptionSave(__pyx_tstate, type, value, tb)
+static CYTHON_INLINE void __Pyx__ExceptionSave(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb);
+#define __Pyx_ExceptionReset(type, value, tb)  __Pyx__ExceptionReset(__pyx_tstate, type, value, tb)
+static CYTHON_INLINE void __Pyx__ExceptionReset(PyThreadState *tstate, PyObject *type, PyObject *value, PyObject *tb);
+#else
+#define __Pyx_ExceptionSave(type, value, tb)   PyErr_GetExcInfo(type, value, tb)
+#define __Pyx_ExceptionReset(type, value, tb)  PyErr_SetExcInfo(type, value, tb)
+#endif
+
+/* PyTypeError_Check.proto */
+#define __Pyx_PyExc_TypeError_Check(obj)  __Pyx_TypeCheck(obj, PyExc_TypeError)
+
+/* PyOverflowError_Check.proto */
+#define __Pyx_PyExc_OverflowError_Check(obj)  __Pyx_TypeCheck(obj, PyExc_OverflowError)
+
+/* PyIndexError_Check.proto */
+#define __Pyx_PyExc_IndexError_Check(obj)  __Pyx_TypeCheck(obj, PyExc_IndexError)
 
 /* CopyObjectArray.proto (used by TupleOrListFromArrayImpl) */
 #if CYTHON_COMPILING_IN_CPYTHON
@@ -1887,26 +2004,6 @@ typedef struct {
 /* IgnoreException.proto (used by UnpackUnboundCMethod_impl) */
 static CYTHON_INLINE int __Pyx_IgnoreGivenException(PyObject *given_exception, PyObject *ignorable_exception);
 #define __Pyx_IgnoreException(ignorable_exception) __Pyx_IgnoreGivenException(NULL, ignorable_exception)
-
-/* FastTypeChecks.proto (used by UnpackUnboundCMethod_impl) */
-#if CYTHON_COMPILING_IN_CPYTHON
-#define __Pyx_TypeCheck(obj, type) __Pyx_IsSubtype(Py_TYPE(obj), (PyTypeObject *)type)
-#define __Pyx_TypeCheck2(obj, type1, type2) __Pyx_IsAnySubtype2(Py_TYPE(obj), (PyTypeObject *)type1, (PyTypeObject *)type2)
-static CYTHON_INLINE int __Pyx_IsSubtype(PyTypeObject *a, PyTypeObject *b);
-static CYTHON_INLINE int __Pyx_IsAnySubtype2(PyTypeObject *cls, PyTypeObject *a, PyTypeObject *b);
-#define __Pyx_PyAnySet_Check(obj)  __Pyx_TypeCheck2(obj, &PySet_Type, &PyFrozenSet_Type)
-#else
-#define __Pyx_TypeCheck(obj, type) PyObject_TypeCheck(obj, (PyTypeObject *)type)
-#define __Pyx_TypeCheck2(obj, type1, type2) (PyObject_TypeCheck(obj, (PyTypeObject *)type1) || PyObject_TypeCheck(obj, (PyTypeObject *)type2))
-#define __Pyx_PyAnySet_Check(obj)  PyAnySet_Check(obj)
-#endif
-
-/* PyObjectGetAttrStr.proto (used by UnpackUnboundCMethod_impl) */
-#if CYTHON_USE_TYPE_SLOTS
-static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStr(PyObject* obj, PyObject* attr_name);
-#else
-#define __Pyx_PyObject_GetAttrStr(o,n) PyObject_GetAttr(o,n)
-#endif
 
 /* UnpackUnboundCMethod_impl.export */
 static int __Pyx_TryUnpackUnboundCMethod(__Pyx_CachedCFunction* target);
@@ -2099,88 +2196,20 @@ static void __Pyx_RaiseErrorWithTypes1(PyObject* exc_type, const char *message, 
 static CYTHON_INLINE PyObject* __Pyx__PyNumber_Or_int_object(PyObject *op1, PyObject *op2, int inplace);
 #endif
 
-/* PyThreadStateGet.proto (used by PyErrFetchRestore) */
-#if CYTHON_FAST_THREAD_STATE
-#define __Pyx_PyThreadState_declare  PyThreadState *__pyx_tstate;
-#define __Pyx_PyThreadState_assign  __pyx_tstate = __Pyx_PyThreadState_Current;
-#if PY_VERSION_HEX >= 0x030C00A6
-#define __Pyx_PyErr_Occurred()  (__pyx_tstate->current_exception != NULL)
-#define __Pyx_PyErr_CurrentExceptionType()  (__pyx_tstate->current_exception ? (PyObject*) Py_TYPE(__pyx_tstate->current_exception) : (PyObject*) NULL)
-#else
-#define __Pyx_PyErr_Occurred()  (__pyx_tstate->curexc_type != NULL)
-#define __Pyx_PyErr_CurrentExceptionType()  (__pyx_tstate->curexc_type)
-#endif
-#else
-#define __Pyx_PyThreadState_declare
-#define __Pyx_PyThreadState_assign
-#define __Pyx_PyErr_Occurred()  (PyErr_Occurred() != NULL)
-#define __Pyx_PyErr_CurrentExceptionType()  PyErr_Occurred()
-#endif
-
-/* PyErrFetchRestore.proto (used by GivenExceptionMatches) */
-#if CYTHON_FAST_THREAD_STATE
-#define __Pyx_PyErr_Clear() __Pyx_ErrRestore(NULL, NULL, NULL)
-#define __Pyx_ErrRestoreWithState(type, value, tb)  __Pyx_ErrRestoreInState(PyThreadState_GET(), type, value, tb)
-#define __Pyx_ErrFetchWithState(type, value, tb)    __Pyx_ErrFetchInState(PyThreadState_GET(), type, value, tb)
-#define __Pyx_ErrRestore(type, value, tb)  __Pyx_ErrRestoreInState(__pyx_tstate, type, value, tb)
-#define __Pyx_ErrFetch(type, value, tb)    __Pyx_ErrFetchInState(__pyx_tstate, type, value, tb)
-static CYTHON_INLINE void __Pyx_ErrRestoreInState(PyThreadState *tstate, PyObject *type, PyObject *value, PyObject *tb);
-static CYTHON_INLINE void __Pyx_ErrFetchInState(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb);
-#if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX < 0x030C00A6
-#define __Pyx_PyErr_SetNone(exc) (Py_INCREF(exc), __Pyx_ErrRestore((exc), NULL, NULL))
-#else
-#define __Pyx_PyErr_SetNone(exc) PyErr_SetNone(exc)
-#endif
-#else
-#define __Pyx_PyErr_Clear() PyErr_Clear()
-#define __Pyx_PyErr_SetNone(exc) PyErr_SetNone(exc)
-#define __Pyx_ErrRestoreWithState(type, value, tb)  PyErr_Restore(type, value, tb)
-#define __Pyx_ErrFetchWithState(type, value, tb)  PyErr_Fetch(type, value, tb)
-#define __Pyx_ErrRestoreInState(tstate, type, value, tb)  PyErr_Restore(type, value, tb)
-#define __Pyx_ErrFetchInState(tstate, type, value, tb)  PyErr_Fetch(type, value, tb)
-#define __Pyx_ErrRestore(type, value, tb)  PyErr_Restore(type, value, tb)
-#define __Pyx_ErrFetch(type, value, tb)  PyErr_Fetch(type, value, tb)
-#endif
-
-/* GivenExceptionMatches.proto */
-#if CYTHON_COMPILING_IN_CPYTHON
-static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches(PyObject *err, PyObject *type);
-static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches2(PyObject *err, PyObject *type1, PyObject *type2);
-#else
-#define __Pyx_PyErr_GivenExceptionMatches(err, type) PyErr_GivenExceptionMatches(err, type)
-static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches2(PyObject *err, PyObject *type1, PyObject *type2) {
-    return PyErr_GivenExceptionMatches(err, type1) || PyErr_GivenExceptionMatches(err, type2);
-}
-#endif
-#define __Pyx_PyErr_ExceptionMatches2(err1, err2)  __Pyx_PyErr_GivenExceptionMatches2(__Pyx_PyErr_CurrentExceptionType(), err1, err2)
-
 /* ListCompAppendAndDecref.proto */
 static CYTHON_INLINE int __Pyx_ListComp_AppendAndDecref(PyObject* list, PyObject* x);
 
-/* WriteUnraisableException.proto */
-static void __Pyx_WriteUnraisable(const char *name, int clineno,
-                                  int lineno, const char *filename,
-                                  int full_traceback, int nogil);
+/* PyValueError_Check.proto */
+#define __Pyx_PyExc_ValueError_Check(obj)  __Pyx_TypeCheck(obj, PyExc_ValueError)
+
+/* RaiseException.export */
+static void __Pyx_Raise(PyObject *type, PyObject *value, PyObject *tb, PyObject *cause);
 
 /* RejectKeywords.export */
 static void __Pyx_RejectKeywords(const char* function_name, PyObject *kwds);
 
-/* PyErrExceptionMatches.proto (used by GetAttr3) */
-#if CYTHON_FAST_THREAD_STATE
-#define __Pyx_PyErr_ExceptionMatches(err) __Pyx_PyErr_ExceptionMatchesInState(__pyx_tstate, err)
-static CYTHON_INLINE int __Pyx_PyErr_ExceptionMatchesInState(PyThreadState* tstate, PyObject* err);
-#else
-#define __Pyx_PyErr_ExceptionMatches(err)  PyErr_ExceptionMatches(err)
-#endif
-
 /* GetAttr3.proto */
 static CYTHON_INLINE PyObject *__Pyx_GetAttr3(PyObject *, PyObject *, PyObject *);
-
-/* PyObjectGetAttrStrNoError.proto (used by GetBuiltinName) */
-static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name);
-
-/* GetBuiltinName.proto (used by GetModuleGlobalName) */
-static PyObject *__Pyx_GetBuiltinName(PyObject *name);
 
 /* PyDictVersioning.proto (used by GetModuleGlobalName) */
 #if CYTHON_USE_DICT_VERSIONS && CYTHON_USE_TYPE_SLOTS
@@ -2631,6 +2660,15 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
 static PyObject *__pyx_f_9rankcrawl_9pipelines_7_tokens__index_free(PyObject *, unsigned char const *, Py_ssize_t); /*proto*/
 static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens__word_char(unsigned char); /*proto*/
 static PyObject *__pyx_f_9rankcrawl_9pipelines_7_tokens___pyx_unpickle_Words__set_state(struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *, PyObject *); /*proto*/
+static CYTHON_INLINE PyObject *__Pyx_carray_to_py_bint(int *, Py_ssize_t); /*proto*/
+static CYTHON_INLINE PyObject *__Pyx_carray_to_tuple_bint(int *, Py_ssize_t); /*proto*/
+static int __Pyx_carray_from_py_bint(PyObject *, int *, Py_ssize_t); /*proto*/
+static CYTHON_INLINE PyObject *__Pyx_carray_to_py_Py_ssize_t(Py_ssize_t *, Py_ssize_t); /*proto*/
+static CYTHON_INLINE PyObject *__Pyx_carray_to_tuple_Py_ssize_t(Py_ssize_t *, Py_ssize_t); /*proto*/
+static int __Pyx_carray_from_py_Py_ssize_t(PyObject *, Py_ssize_t *, Py_ssize_t); /*proto*/
+static CYTHON_INLINE PyObject *__Pyx_carray_to_py_unsigned_char__const___2a_(unsigned char const **, Py_ssize_t); /*proto*/
+static CYTHON_INLINE PyObject *__Pyx_carray_to_tuple_unsigned_char__const___2a_(unsigned char const **, Py_ssize_t); /*proto*/
+static int __Pyx_carray_from_py_unsigned_char__const___2a_(PyObject *, unsigned char const **, Py_ssize_t); /*proto*/
 /* #### Code section: typeinfo ### */
 /* #### Code section: before_global_var ### */
 #define __Pyx_MODULE_NAME "rankcrawl.pipelines._tokens"
@@ -2639,9 +2677,12 @@ int __pyx_module_is_main_rankcrawl__pipelines___tokens = 0;
 
 /* Implementation of "rankcrawl.pipelines._tokens" */
 /* #### Code section: global_var ### */
+static PyObject *__pyx_builtin_enumerate;
 /* #### Code section: string_decls ### */
-static const char __pyx_k_count_words[] = "count, words";
+static const char __pyx_k_count_first_kept_sizes_words[] = "count, first, kept, sizes, words";
 static const char __pyx_k_Words_in_short_strings_compiled[] = "Words in short strings, compiled (optional extension): the role masks and index-free forms of DOM-path\nlabels (``dom_features.label_roles``, ``index_free``) and the account, social and taxonomy words of hrefs\n(``link_features.href_words``). The same results as the regular expressions, without a call of the regular\nexpression engine per label or href (a page has hundreds of each, and only the rare unusual one is left\nto the Python functions: -1 or None).";
+static const char __pyx_k_not_enough_values_found_during_a[] = "not enough values found during array assignment, expected %zd, got %zd";
+static const char __pyx_k_too_many_values_found_during_arr[] = "too many values found during array assignment, expected %zd";
 /* #### Code section: decls ### */
 static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_label_facts(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_labels, PyObject *__pyx_v_token_roles); /* proto */
 static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *__pyx_v_self, PyObject *__pyx_v_words); /* proto */
@@ -2709,7 +2750,7 @@ namespace {
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_values;
     __Pyx_CachedCFunction __pyx_umethod_PyUnicode_Type__isascii;
     PyObject *__pyx_codeobj_tab[5];
-    PyObject *__pyx_string_tab[84];
+    PyObject *__pyx_string_tab[86];
     PyObject *__pyx_number_tab[3];
 /* #### Code section: module_state_contents ### */
 /* CommonTypesMetaclass.module_state_decls */
@@ -2760,87 +2801,89 @@ static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_stati
 #define __pyx_kp_u_Note_that_Cython_is_deliberately __pyx_string_tab[3]
 #define __pyx_kp_u__2 __pyx_string_tab[4]
 #define __pyx_kp_u_add_note __pyx_string_tab[5]
-#define __pyx_kp_u_disable __pyx_string_tab[6]
-#define __pyx_kp_u_enable __pyx_string_tab[7]
-#define __pyx_kp_u_gc __pyx_string_tab[8]
-#define __pyx_kp_u_isenabled __pyx_string_tab[9]
-#define __pyx_kp_u_pipelines__tokens_pyx __pyx_string_tab[10]
-#define __pyx_n_u_Words __pyx_string_tab[11]
-#define __pyx_n_u_Words___reduce_cython __pyx_string_tab[12]
-#define __pyx_n_u_Words___setstate_cython __pyx_string_tab[13]
-#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[14]
-#define __pyx_n_u_annotate __pyx_string_tab[15]
-#define __pyx_n_u_dict __pyx_string_tab[16]
-#define __pyx_n_u_func __pyx_string_tab[17]
-#define __pyx_n_u_getstate __pyx_string_tab[18]
-#define __pyx_n_u_main __pyx_string_tab[19]
-#define __pyx_n_u_module __pyx_string_tab[20]
-#define __pyx_n_u_name __pyx_string_tab[21]
-#define __pyx_n_u_new __pyx_string_tab[22]
-#define __pyx_n_u_pyx_checksum __pyx_string_tab[23]
-#define __pyx_n_u_pyx_result __pyx_string_tab[24]
-#define __pyx_n_u_pyx_state __pyx_string_tab[25]
-#define __pyx_n_u_pyx_type __pyx_string_tab[26]
-#define __pyx_n_u_pyx_unpickle_Words __pyx_string_tab[27]
-#define __pyx_n_u_pyx_vtable __pyx_string_tab[28]
-#define __pyx_n_u_qualname __pyx_string_tab[29]
-#define __pyx_n_u_reduce __pyx_string_tab[30]
-#define __pyx_n_u_reduce_cython __pyx_string_tab[31]
-#define __pyx_n_u_reduce_ex __pyx_string_tab[32]
-#define __pyx_n_u_set_name __pyx_string_tab[33]
-#define __pyx_n_u_setstate __pyx_string_tab[34]
-#define __pyx_n_u_setstate_cython __pyx_string_tab[35]
-#define __pyx_n_u_test __pyx_string_tab[36]
-#define __pyx_n_u_dict_2 __pyx_string_tab[37]
-#define __pyx_n_u_is_coroutine __pyx_string_tab[38]
-#define __pyx_n_u_a __pyx_string_tab[39]
-#define __pyx_n_u_account __pyx_string_tab[40]
-#define __pyx_n_u_ascii __pyx_string_tab[41]
-#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[42]
-#define __pyx_n_u_c __pyx_string_tab[43]
-#define __pyx_n_u_cline_in_traceback __pyx_string_tab[44]
-#define __pyx_n_u_encode __pyx_string_tab[45]
-#define __pyx_n_u_frees __pyx_string_tab[46]
-#define __pyx_n_u_get __pyx_string_tab[47]
-#define __pyx_n_u_href_words __pyx_string_tab[48]
-#define __pyx_n_u_i __pyx_string_tab[49]
-#define __pyx_n_u_isascii __pyx_string_tab[50]
-#define __pyx_n_u_items __pyx_string_tab[51]
-#define __pyx_n_u_j __pyx_string_tab[52]
-#define __pyx_n_u_k __pyx_string_tab[53]
-#define __pyx_n_u_label __pyx_string_tab[54]
-#define __pyx_n_u_label_facts __pyx_string_tab[55]
-#define __pyx_n_u_labels __pyx_string_tab[56]
-#define __pyx_n_u_lower __pyx_string_tab[57]
-#define __pyx_n_u_mask __pyx_string_tab[58]
-#define __pyx_n_u_masks __pyx_string_tab[59]
-#define __pyx_n_u_n __pyx_string_tab[60]
-#define __pyx_n_u_open_at __pyx_string_tab[61]
-#define __pyx_n_u_p __pyx_string_tab[62]
-#define __pyx_n_u_pop __pyx_string_tab[63]
-#define __pyx_n_u_rankcrawl_pipelines__tokens __pyx_string_tab[64]
-#define __pyx_n_u_s __pyx_string_tab[65]
-#define __pyx_n_u_self __pyx_string_tab[66]
-#define __pyx_n_u_setdefault __pyx_string_tab[67]
-#define __pyx_n_u_so __pyx_string_tab[68]
-#define __pyx_n_u_social __pyx_string_tab[69]
-#define __pyx_n_u_state __pyx_string_tab[70]
-#define __pyx_n_u_t __pyx_string_tab[71]
-#define __pyx_n_u_taxonomy __pyx_string_tab[72]
-#define __pyx_n_u_token __pyx_string_tab[73]
-#define __pyx_n_u_token_roles __pyx_string_tab[74]
-#define __pyx_n_u_update __pyx_string_tab[75]
-#define __pyx_n_u_use_setstate __pyx_string_tab[76]
-#define __pyx_n_u_values __pyx_string_tab[77]
-#define __pyx_n_u_words __pyx_string_tab[78]
-#define __pyx_kp_b_iso88591_1F __pyx_string_tab[79]
-#define __pyx_kp_b_iso88591_q_0_kQR_5_7_q_a_1 __pyx_string_tab[80]
-#define __pyx_kp_b_iso88591_8_aq_3aq_k_U_1_4r_Zq_e2S_T_1AQb __pyx_string_tab[81]
-#define __pyx_kp_b_iso88591_XT_q_l_vWE_Q_q_t7_q_d_7_WA_d_7 __pyx_string_tab[82]
-#define __pyx_kp_b_iso88591_l_Cq_4uHCs_s_uAQ_HBa_hc_4r_2T_C __pyx_string_tab[83]
+#define __pyx_kp_u_at_most_64_words __pyx_string_tab[6]
+#define __pyx_kp_u_disable __pyx_string_tab[7]
+#define __pyx_kp_u_enable __pyx_string_tab[8]
+#define __pyx_kp_u_gc __pyx_string_tab[9]
+#define __pyx_kp_u_isenabled __pyx_string_tab[10]
+#define __pyx_kp_u_pipelines__tokens_pyx __pyx_string_tab[11]
+#define __pyx_n_u_Words __pyx_string_tab[12]
+#define __pyx_n_u_Words___reduce_cython __pyx_string_tab[13]
+#define __pyx_n_u_Words___setstate_cython __pyx_string_tab[14]
+#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[15]
+#define __pyx_n_u_annotate __pyx_string_tab[16]
+#define __pyx_n_u_dict __pyx_string_tab[17]
+#define __pyx_n_u_func __pyx_string_tab[18]
+#define __pyx_n_u_getstate __pyx_string_tab[19]
+#define __pyx_n_u_main __pyx_string_tab[20]
+#define __pyx_n_u_module __pyx_string_tab[21]
+#define __pyx_n_u_name __pyx_string_tab[22]
+#define __pyx_n_u_new __pyx_string_tab[23]
+#define __pyx_n_u_pyx_checksum __pyx_string_tab[24]
+#define __pyx_n_u_pyx_result __pyx_string_tab[25]
+#define __pyx_n_u_pyx_state __pyx_string_tab[26]
+#define __pyx_n_u_pyx_type __pyx_string_tab[27]
+#define __pyx_n_u_pyx_unpickle_Words __pyx_string_tab[28]
+#define __pyx_n_u_pyx_vtable __pyx_string_tab[29]
+#define __pyx_n_u_qualname __pyx_string_tab[30]
+#define __pyx_n_u_reduce __pyx_string_tab[31]
+#define __pyx_n_u_reduce_cython __pyx_string_tab[32]
+#define __pyx_n_u_reduce_ex __pyx_string_tab[33]
+#define __pyx_n_u_set_name __pyx_string_tab[34]
+#define __pyx_n_u_setstate __pyx_string_tab[35]
+#define __pyx_n_u_setstate_cython __pyx_string_tab[36]
+#define __pyx_n_u_test __pyx_string_tab[37]
+#define __pyx_n_u_dict_2 __pyx_string_tab[38]
+#define __pyx_n_u_is_coroutine __pyx_string_tab[39]
+#define __pyx_n_u_a __pyx_string_tab[40]
+#define __pyx_n_u_account __pyx_string_tab[41]
+#define __pyx_n_u_ascii __pyx_string_tab[42]
+#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[43]
+#define __pyx_n_u_c __pyx_string_tab[44]
+#define __pyx_n_u_cline_in_traceback __pyx_string_tab[45]
+#define __pyx_n_u_encode __pyx_string_tab[46]
+#define __pyx_n_u_enumerate __pyx_string_tab[47]
+#define __pyx_n_u_frees __pyx_string_tab[48]
+#define __pyx_n_u_get __pyx_string_tab[49]
+#define __pyx_n_u_href_words __pyx_string_tab[50]
+#define __pyx_n_u_i __pyx_string_tab[51]
+#define __pyx_n_u_isascii __pyx_string_tab[52]
+#define __pyx_n_u_items __pyx_string_tab[53]
+#define __pyx_n_u_j __pyx_string_tab[54]
+#define __pyx_n_u_k __pyx_string_tab[55]
+#define __pyx_n_u_label __pyx_string_tab[56]
+#define __pyx_n_u_label_facts __pyx_string_tab[57]
+#define __pyx_n_u_labels __pyx_string_tab[58]
+#define __pyx_n_u_lower __pyx_string_tab[59]
+#define __pyx_n_u_mask __pyx_string_tab[60]
+#define __pyx_n_u_masks __pyx_string_tab[61]
+#define __pyx_n_u_n __pyx_string_tab[62]
+#define __pyx_n_u_open_at __pyx_string_tab[63]
+#define __pyx_n_u_p __pyx_string_tab[64]
+#define __pyx_n_u_pop __pyx_string_tab[65]
+#define __pyx_n_u_rankcrawl_pipelines__tokens __pyx_string_tab[66]
+#define __pyx_n_u_s __pyx_string_tab[67]
+#define __pyx_n_u_self __pyx_string_tab[68]
+#define __pyx_n_u_setdefault __pyx_string_tab[69]
+#define __pyx_n_u_so __pyx_string_tab[70]
+#define __pyx_n_u_social __pyx_string_tab[71]
+#define __pyx_n_u_state __pyx_string_tab[72]
+#define __pyx_n_u_t __pyx_string_tab[73]
+#define __pyx_n_u_taxonomy __pyx_string_tab[74]
+#define __pyx_n_u_token __pyx_string_tab[75]
+#define __pyx_n_u_token_roles __pyx_string_tab[76]
+#define __pyx_n_u_update __pyx_string_tab[77]
+#define __pyx_n_u_use_setstate __pyx_string_tab[78]
+#define __pyx_n_u_values __pyx_string_tab[79]
+#define __pyx_n_u_words __pyx_string_tab[80]
+#define __pyx_kp_b_iso88591_1F __pyx_string_tab[81]
+#define __pyx_kp_b_iso88591_q_0_kQR_5_7_q_a_1 __pyx_string_tab[82]
+#define __pyx_kp_b_iso88591_8_aq_3aq_k_U_1_4r_Zq_e2S_T_1AQb __pyx_string_tab[83]
+#define __pyx_kp_b_iso88591_XT_WD_A_q_l_vWE_Q_q_t6_q_d_7_WA __pyx_string_tab[84]
+#define __pyx_kp_b_iso88591_l_Cq_4uHCs_s_uAQ_HBa_hc_4r_2T_C __pyx_string_tab[85]
 #define __pyx_int_0 __pyx_number_tab[0]
 #define __pyx_int_neg_1 __pyx_number_tab[1]
-#define __pyx_int_220608530 __pyx_number_tab[2]
+#define __pyx_int_40352643 __pyx_number_tab[2]
 /* #### Code section: module_state_clear ### */
 #if CYTHON_USE_MODULE_STATE
 static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
@@ -2863,7 +2906,7 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_values.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyUnicode_Type__isascii.method);
   for (int i=0; i<5; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<84; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<86; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<3; ++i) { Py_CLEAR(clear_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_clear_contents ### */
 /* CommonTypesMetaclass.module_state_clear */
@@ -2895,7 +2938,7 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_values.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyUnicode_Type__isascii.method);
   for (int i=0; i<5; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<84; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<86; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<3; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_traverse_contents ### */
 /* CommonTypesMetaclass.module_state_traverse */
@@ -2909,6 +2952,1796 @@ return 0;
 }
 #endif
 /* #### Code section: module_code ### */
+
+/* "carray.to_py":132
+ * 
+ * 
+ * @cname("__Pyx_carray_to_py_bint")             # <<<<<<<<<<<<<<
+ * cdef inline list __Pyx_carray_to_py_bint(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+static CYTHON_INLINE PyObject *__Pyx_carray_to_py_bint(int *__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_value = 0;
+  PyObject *__pyx_v_l = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_to_py_bint", 0);
+
+  /* "carray.to_py":136
+ *     cdef Py_ssize_t i
+ *     cdef object value
+ *     l = PyList_New(length)             # <<<<<<<<<<<<<<
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+*/
+  __pyx_t_1 = PyList_New(__pyx_v_length); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 136, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_l = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "carray.to_py":137
+ *     cdef object value
+ *     l = PyList_New(length)
+ *     for i in range(length):             # <<<<<<<<<<<<<<
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+*/
+
+  __pyx_t_2 = __pyx_v_length;
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_i = __pyx_t_4;
+
+    /* "carray.to_py":138
+ *     l = PyList_New(length)
+ *     for i in range(length):
+ *         value = v[<size_t> i]             # <<<<<<<<<<<<<<
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+*/
+    __pyx_t_1 = __Pyx_PyBool_FromLong((__pyx_v_v[((size_t)__pyx_v_i)])); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 138, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "carray.to_py":139
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)             # <<<<<<<<<<<<<<
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+ *     return l
+*/
+    Py_INCREF(__pyx_v_value);
+
+    /* "carray.to_py":140
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)             # <<<<<<<<<<<<<<
+ *     return l
+ * 
+*/
+    __pyx_t_5 = __Pyx_PyList_SET_ITEM(__pyx_v_l, __pyx_v_i, __pyx_v_value); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(1, 140, __pyx_L1_error)
+
+  }
+
+
+  /* "carray.to_py":141
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+ *     return l             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_l);
+      __pyx_r = __pyx_v_l;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "carray.to_py":132
+ * 
+ * 
+ * @cname("__Pyx_carray_to_py_bint")             # <<<<<<<<<<<<<<
+ * cdef inline list __Pyx_carray_to_py_bint(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("carray.to_py.__Pyx_carray_to_py_bint", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_l);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.to_py":144
+ * 
+ * 
+ * @cname("__Pyx_carray_to_tuple_bint")             # <<<<<<<<<<<<<<
+ * cdef inline tuple __Pyx_carray_to_tuple_bint(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+static CYTHON_INLINE PyObject *__Pyx_carray_to_tuple_bint(int *__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_value = 0;
+  PyObject *__pyx_v_t = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_to_tuple_bint", 0);
+
+  /* "carray.to_py":148
+ *     cdef Py_ssize_t i
+ *     cdef object value
+ *     t = PyTuple_New(length)             # <<<<<<<<<<<<<<
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+*/
+  __pyx_t_1 = PyTuple_New(__pyx_v_length); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 148, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_t = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "carray.to_py":149
+ *     cdef object value
+ *     t = PyTuple_New(length)
+ *     for i in range(length):             # <<<<<<<<<<<<<<
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+*/
+
+  __pyx_t_2 = __pyx_v_length;
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_i = __pyx_t_4;
+
+    /* "carray.to_py":150
+ *     t = PyTuple_New(length)
+ *     for i in range(length):
+ *         value = v[<size_t> i]             # <<<<<<<<<<<<<<
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+*/
+    __pyx_t_1 = __Pyx_PyBool_FromLong((__pyx_v_v[((size_t)__pyx_v_i)])); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 150, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "carray.to_py":151
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)             # <<<<<<<<<<<<<<
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+ *     return t
+*/
+    Py_INCREF(__pyx_v_value);
+
+    /* "carray.to_py":152
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)             # <<<<<<<<<<<<<<
+ *     return t
+*/
+    __pyx_t_5 = __Pyx_PyTuple_SET_ITEM(__pyx_v_t, __pyx_v_i, __pyx_v_value); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(1, 152, __pyx_L1_error)
+
+  }
+
+
+  /* "carray.to_py":153
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+ *     return t             # <<<<<<<<<<<<<<
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_t);
+      __pyx_r = __pyx_v_t;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "carray.to_py":144
+ * 
+ * 
+ * @cname("__Pyx_carray_to_tuple_bint")             # <<<<<<<<<<<<<<
+ * cdef inline tuple __Pyx_carray_to_tuple_bint(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("carray.to_py.__Pyx_carray_to_tuple_bint", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_t);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.from_py":97
+ *     object PyErr_Format(exc, const char *format, ...)
+ * 
+ * @cname("__Pyx_carray_from_py_bint")             # <<<<<<<<<<<<<<
+ * cdef int __Pyx_carray_from_py_bint(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+*/
+
+static int __Pyx_carray_from_py_bint(PyObject *__pyx_v_o, int *__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_item = NULL;
+  int __pyx_r;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  PyObject *__pyx_t_2 = NULL;
+  PyObject *__pyx_t_3 = NULL;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_t_6;
+  PyObject *__pyx_t_7 = NULL;
+  Py_ssize_t __pyx_t_8;
+  PyObject *(*__pyx_t_9)(PyObject *);
+  PyObject *__pyx_t_10 = NULL;
+  char const *__pyx_t_11;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_from_py_bint", 0);
+
+  /* "carray.from_py":99
+ * @cname("__Pyx_carray_from_py_bint")
+ * cdef int __Pyx_carray_from_py_bint(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length             # <<<<<<<<<<<<<<
+ *     try:
+ *         i = len(o)
+*/
+  __pyx_v_i = __pyx_v_length;
+
+  /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_bint(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+  {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    __Pyx_ExceptionSave(&__pyx_t_1, &__pyx_t_2, &__pyx_t_3);
+    __Pyx_XGOTREF(__pyx_t_1);
+    __Pyx_XGOTREF(__pyx_t_2);
+    __Pyx_XGOTREF(__pyx_t_3);
+    /*try:*/ {
+
+      /* "carray.from_py":101
+ *     cdef Py_ssize_t i = length
+ *     try:
+ *         i = len(o)             # <<<<<<<<<<<<<<
+ *     except (TypeError, OverflowError):
+ *         pass
+*/
+      __pyx_t_4 = PyObject_Length(__pyx_v_o); if (unlikely(__pyx_t_4 == ((Py_ssize_t)-1))) __PYX_ERR(1, 101, __pyx_L3_error)
+      __pyx_v_i = __pyx_t_4;
+
+      /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_bint(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+    }
+    __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+    __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+    goto __pyx_L8_try_end;
+    __pyx_L3_error:;
+
+    /* "carray.from_py":102
+ *     try:
+ *         i = len(o)
+ *     except (TypeError, OverflowError):             # <<<<<<<<<<<<<<
+ *         pass
+ *     if i == length:
+*/
+    __pyx_t_5 = __Pyx_PyErr_ExceptionMatches2(((PyObject *)(((PyTypeObject*)PyExc_TypeError))), ((PyObject *)(((PyTypeObject*)PyExc_OverflowError))));
+    if (__pyx_t_5) {
+      __Pyx_ErrRestore(0,0,0);
+      goto __pyx_L4_exception_handled;
+    }
+    goto __pyx_L5_except_error;
+
+    /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_bint(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+    __pyx_L5_except_error:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    goto __pyx_L1_error;
+    __pyx_L4_exception_handled:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    __pyx_L8_try_end:;
+  }
+
+  /* "carray.from_py":104
+ *     except (TypeError, OverflowError):
+ *         pass
+ *     if i == length:             # <<<<<<<<<<<<<<
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+*/
+  __pyx_t_6 = (__pyx_v_i == __pyx_v_length);
+
+  if (__pyx_t_6) {
+
+
+    /* "carray.from_py":105
+ *         pass
+ *     if i == length:
+ *         for i, item in enumerate(o):             # <<<<<<<<<<<<<<
+ *             if i >= length:
+ *                 break
+*/
+
+    __pyx_t_4 = 0;
+    if (likely(PyList_CheckExact(__pyx_v_o)) || PyTuple_CheckExact(__pyx_v_o)) {
+      __pyx_t_7 = __pyx_v_o; __Pyx_INCREF(__pyx_t_7);
+      __pyx_t_8 = 0;
+      __pyx_t_9 = NULL;
+    } else {
+      __pyx_t_8 = -1; __pyx_t_7 = PyObject_GetIter(__pyx_v_o); if (unlikely(!__pyx_t_7)) __PYX_ERR(1, 105, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_7);
+      __pyx_t_9 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_7); if (unlikely(!__pyx_t_9)) __PYX_ERR(1, 105, __pyx_L1_error)
+    }
+    for (;;) {
+      if (likely(!__pyx_t_9)) {
+        if (likely(PyList_CheckExact(__pyx_t_7))) {
+          {
+            Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_7);
+            #if !CYTHON_ASSUME_SAFE_SIZE
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(1, 105, __pyx_L1_error)
+            #endif
+            if (__pyx_t_8 >= __pyx_temp) break;
+          }
+          __pyx_t_10 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_7, __pyx_t_8, __Pyx_ReferenceSharing_OwnStrongReference);
+          ++__pyx_t_8;
+        } else {
+          {
+            Py_ssize_t __pyx_temp = __Pyx_PyTuple_GET_SIZE(__pyx_t_7);
+            #if !CYTHON_ASSUME_SAFE_SIZE
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(1, 105, __pyx_L1_error)
+            #endif
+            if (__pyx_t_8 >= __pyx_temp) break;
+          }
+          #if CYTHON_ASSUME_SAFE_MACROS && !CYTHON_AVOID_BORROWED_REFS
+          __pyx_t_10 = __Pyx_NewRef(PyTuple_GET_ITEM(__pyx_t_7, __pyx_t_8));
+          #else
+          __pyx_t_10 = __Pyx_PySequence_ITEM(__pyx_t_7, __pyx_t_8);
+          #endif
+          ++__pyx_t_8;
+        }
+        if (unlikely(!__pyx_t_10)) __PYX_ERR(1, 105, __pyx_L1_error)
+      } else {
+        __pyx_t_10 = __pyx_t_9(__pyx_t_7);
+        if (unlikely(!__pyx_t_10)) {
+          PyObject* exc_type = PyErr_Occurred();
+          if (exc_type) {
+            if (unlikely(!__Pyx_PyErr_GivenExceptionMatches(exc_type, PyExc_StopIteration))) __PYX_ERR(1, 105, __pyx_L1_error)
+            PyErr_Clear();
+          }
+          break;
+        }
+      }
+      __Pyx_GOTREF(__pyx_t_10);
+      __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_10);
+      __pyx_t_10 = 0;
+      __pyx_v_i = __pyx_t_4;
+      __pyx_t_4 = (__pyx_t_4 + 1);
+
+      /* "carray.from_py":106
+ *     if i == length:
+ *         for i, item in enumerate(o):
+ *             if i >= length:             # <<<<<<<<<<<<<<
+ *                 break
+ *             v[i] = item
+*/
+      __pyx_t_6 = (__pyx_v_i >= __pyx_v_length);
+
+      if (__pyx_t_6) {
+
+
+        /* "carray.from_py":107
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+ *                 break             # <<<<<<<<<<<<<<
+ *             v[i] = item
+ *         else:
+*/
+        goto __pyx_L13_break;
+
+        /* "carray.from_py":106
+ *     if i == length:
+ *         for i, item in enumerate(o):
+ *             if i >= length:             # <<<<<<<<<<<<<<
+ *                 break
+ *             v[i] = item
+*/
+      }
+
+      /* "carray.from_py":108
+ *             if i >= length:
+ *                 break
+ *             v[i] = item             # <<<<<<<<<<<<<<
+ *         else:
+ *             i += 1  # convert index to length
+*/
+      __pyx_t_6 = __Pyx_PyObject_IsTrue(__pyx_v_item); if (unlikely((__pyx_t_6 == (int)-1) && PyErr_Occurred())) __PYX_ERR(1, 108, __pyx_L1_error)
+      (__pyx_v_v[__pyx_v_i]) = __pyx_t_6;
+
+
+      /* "carray.from_py":105
+ *         pass
+ *     if i == length:
+ *         for i, item in enumerate(o):             # <<<<<<<<<<<<<<
+ *             if i >= length:
+ *                 break
+*/
+    }
+    __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+    goto __pyx_L15_for_else;
+    __pyx_L13_break:;
+    __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+    goto __pyx_L16_for_end;
+    /*else*/ {
+      __pyx_L15_for_else:;
+
+      /* "carray.from_py":110
+ *             v[i] = item
+ *         else:
+ *             i += 1  # convert index to length             # <<<<<<<<<<<<<<
+ *             if i == length:
+ *                 return 0
+*/
+      __pyx_v_i = (__pyx_v_i + 1);
+
+      /* "carray.from_py":111
+ *         else:
+ *             i += 1  # convert index to length
+ *             if i == length:             # <<<<<<<<<<<<<<
+ *                 return 0
+ * 
+*/
+      __pyx_t_6 = (__pyx_v_i == __pyx_v_length);
+
+      if (__pyx_t_6) {
+
+
+        /* "carray.from_py":112
+ *             i += 1  # convert index to length
+ *             if i == length:
+ *                 return 0             # <<<<<<<<<<<<<<
+ * 
+ *     PyErr_Format(
+*/
+        {
+
+          __pyx_r = 0;
+        }
+        goto __pyx_L0;
+
+        /* "carray.from_py":111
+ *         else:
+ *             i += 1  # convert index to length
+ *             if i == length:             # <<<<<<<<<<<<<<
+ *                 return 0
+ * 
+*/
+      }
+    }
+    __pyx_L16_for_end:;
+
+    /* "carray.from_py":104
+ *     except (TypeError, OverflowError):
+ *         pass
+ *     if i == length:             # <<<<<<<<<<<<<<
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+*/
+  }
+
+  /* "carray.from_py":117
+ *         IndexError,
+ *         ("too many values found during array assignment, expected %zd"
+ *          if i >= length else             # <<<<<<<<<<<<<<
+ *          "not enough values found during array assignment, expected %zd, got %zd"),
+ *         length, i)
+*/
+  __pyx_t_6 = (__pyx_v_i >= __pyx_v_length);
+
+  if (__pyx_t_6) {
+
+    __pyx_t_11 = __pyx_k_too_many_values_found_during_arr;
+  } else {
+
+    __pyx_t_11 = __pyx_k_not_enough_values_found_during_a;
+  }
+
+
+  /* "carray.from_py":114
+ *                 return 0
+ * 
+ *     PyErr_Format(             # <<<<<<<<<<<<<<
+ *         IndexError,
+ *         ("too many values found during array assignment, expected %zd"
+*/
+  __pyx_t_7 = PyErr_Format(((PyObject *)(((PyTypeObject*)PyExc_IndexError))), __pyx_t_11, __pyx_v_length, __pyx_v_i); if (unlikely(!__pyx_t_7)) __PYX_ERR(1, 114, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_7);
+
+  __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+
+  /* "carray.from_py":97
+ *     object PyErr_Format(exc, const char *format, ...)
+ * 
+ * @cname("__Pyx_carray_from_py_bint")             # <<<<<<<<<<<<<<
+ * cdef int __Pyx_carray_from_py_bint(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+*/
+
+  /* function exit code */
+  __pyx_r = 0;
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_AddTraceback("carray.from_py.__Pyx_carray_from_py_bint", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = -1;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_item);
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.to_py":132
+ * 
+ * 
+ * @cname("__Pyx_carray_to_py_Py_ssize_t")             # <<<<<<<<<<<<<<
+ * cdef inline list __Pyx_carray_to_py_Py_ssize_t(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+static CYTHON_INLINE PyObject *__Pyx_carray_to_py_Py_ssize_t(Py_ssize_t *__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_value = 0;
+  PyObject *__pyx_v_l = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_to_py_Py_ssize_t", 0);
+
+  /* "carray.to_py":136
+ *     cdef Py_ssize_t i
+ *     cdef object value
+ *     l = PyList_New(length)             # <<<<<<<<<<<<<<
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+*/
+  __pyx_t_1 = PyList_New(__pyx_v_length); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 136, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_l = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "carray.to_py":137
+ *     cdef object value
+ *     l = PyList_New(length)
+ *     for i in range(length):             # <<<<<<<<<<<<<<
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+*/
+
+  __pyx_t_2 = __pyx_v_length;
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_i = __pyx_t_4;
+
+    /* "carray.to_py":138
+ *     l = PyList_New(length)
+ *     for i in range(length):
+ *         value = v[<size_t> i]             # <<<<<<<<<<<<<<
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+*/
+    __pyx_t_1 = PyLong_FromSsize_t((__pyx_v_v[((size_t)__pyx_v_i)])); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 138, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "carray.to_py":139
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)             # <<<<<<<<<<<<<<
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+ *     return l
+*/
+    Py_INCREF(__pyx_v_value);
+
+    /* "carray.to_py":140
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)             # <<<<<<<<<<<<<<
+ *     return l
+ * 
+*/
+    __pyx_t_5 = __Pyx_PyList_SET_ITEM(__pyx_v_l, __pyx_v_i, __pyx_v_value); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(1, 140, __pyx_L1_error)
+
+  }
+
+
+  /* "carray.to_py":141
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+ *     return l             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_l);
+      __pyx_r = __pyx_v_l;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "carray.to_py":132
+ * 
+ * 
+ * @cname("__Pyx_carray_to_py_Py_ssize_t")             # <<<<<<<<<<<<<<
+ * cdef inline list __Pyx_carray_to_py_Py_ssize_t(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("carray.to_py.__Pyx_carray_to_py_Py_ssize_t", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_l);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.to_py":144
+ * 
+ * 
+ * @cname("__Pyx_carray_to_tuple_Py_ssize_t")             # <<<<<<<<<<<<<<
+ * cdef inline tuple __Pyx_carray_to_tuple_Py_ssize_t(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+static CYTHON_INLINE PyObject *__Pyx_carray_to_tuple_Py_ssize_t(Py_ssize_t *__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_value = 0;
+  PyObject *__pyx_v_t = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_to_tuple_Py_ssize_t", 0);
+
+  /* "carray.to_py":148
+ *     cdef Py_ssize_t i
+ *     cdef object value
+ *     t = PyTuple_New(length)             # <<<<<<<<<<<<<<
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+*/
+  __pyx_t_1 = PyTuple_New(__pyx_v_length); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 148, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_t = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "carray.to_py":149
+ *     cdef object value
+ *     t = PyTuple_New(length)
+ *     for i in range(length):             # <<<<<<<<<<<<<<
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+*/
+
+  __pyx_t_2 = __pyx_v_length;
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_i = __pyx_t_4;
+
+    /* "carray.to_py":150
+ *     t = PyTuple_New(length)
+ *     for i in range(length):
+ *         value = v[<size_t> i]             # <<<<<<<<<<<<<<
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+*/
+    __pyx_t_1 = PyLong_FromSsize_t((__pyx_v_v[((size_t)__pyx_v_i)])); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 150, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "carray.to_py":151
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)             # <<<<<<<<<<<<<<
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+ *     return t
+*/
+    Py_INCREF(__pyx_v_value);
+
+    /* "carray.to_py":152
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)             # <<<<<<<<<<<<<<
+ *     return t
+*/
+    __pyx_t_5 = __Pyx_PyTuple_SET_ITEM(__pyx_v_t, __pyx_v_i, __pyx_v_value); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(1, 152, __pyx_L1_error)
+
+  }
+
+
+  /* "carray.to_py":153
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+ *     return t             # <<<<<<<<<<<<<<
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_t);
+      __pyx_r = __pyx_v_t;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "carray.to_py":144
+ * 
+ * 
+ * @cname("__Pyx_carray_to_tuple_Py_ssize_t")             # <<<<<<<<<<<<<<
+ * cdef inline tuple __Pyx_carray_to_tuple_Py_ssize_t(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("carray.to_py.__Pyx_carray_to_tuple_Py_ssize_t", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_t);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.from_py":97
+ *     object PyErr_Format(exc, const char *format, ...)
+ * 
+ * @cname("__Pyx_carray_from_py_Py_ssize_t")             # <<<<<<<<<<<<<<
+ * cdef int __Pyx_carray_from_py_Py_ssize_t(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+*/
+
+static int __Pyx_carray_from_py_Py_ssize_t(PyObject *__pyx_v_o, Py_ssize_t *__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_item = NULL;
+  int __pyx_r;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  PyObject *__pyx_t_2 = NULL;
+  PyObject *__pyx_t_3 = NULL;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_t_6;
+  PyObject *__pyx_t_7 = NULL;
+  Py_ssize_t __pyx_t_8;
+  PyObject *(*__pyx_t_9)(PyObject *);
+  PyObject *__pyx_t_10 = NULL;
+  Py_ssize_t __pyx_t_11;
+  char const *__pyx_t_12;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_from_py_Py_ssize_t", 0);
+
+  /* "carray.from_py":99
+ * @cname("__Pyx_carray_from_py_Py_ssize_t")
+ * cdef int __Pyx_carray_from_py_Py_ssize_t(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length             # <<<<<<<<<<<<<<
+ *     try:
+ *         i = len(o)
+*/
+  __pyx_v_i = __pyx_v_length;
+
+  /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_Py_ssize_t(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+  {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    __Pyx_ExceptionSave(&__pyx_t_1, &__pyx_t_2, &__pyx_t_3);
+    __Pyx_XGOTREF(__pyx_t_1);
+    __Pyx_XGOTREF(__pyx_t_2);
+    __Pyx_XGOTREF(__pyx_t_3);
+    /*try:*/ {
+
+      /* "carray.from_py":101
+ *     cdef Py_ssize_t i = length
+ *     try:
+ *         i = len(o)             # <<<<<<<<<<<<<<
+ *     except (TypeError, OverflowError):
+ *         pass
+*/
+      __pyx_t_4 = PyObject_Length(__pyx_v_o); if (unlikely(__pyx_t_4 == ((Py_ssize_t)-1))) __PYX_ERR(1, 101, __pyx_L3_error)
+      __pyx_v_i = __pyx_t_4;
+
+      /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_Py_ssize_t(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+    }
+    __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+    __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+    goto __pyx_L8_try_end;
+    __pyx_L3_error:;
+
+    /* "carray.from_py":102
+ *     try:
+ *         i = len(o)
+ *     except (TypeError, OverflowError):             # <<<<<<<<<<<<<<
+ *         pass
+ *     if i == length:
+*/
+    __pyx_t_5 = __Pyx_PyErr_ExceptionMatches2(((PyObject *)(((PyTypeObject*)PyExc_TypeError))), ((PyObject *)(((PyTypeObject*)PyExc_OverflowError))));
+    if (__pyx_t_5) {
+      __Pyx_ErrRestore(0,0,0);
+      goto __pyx_L4_exception_handled;
+    }
+    goto __pyx_L5_except_error;
+
+    /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_Py_ssize_t(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+    __pyx_L5_except_error:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    goto __pyx_L1_error;
+    __pyx_L4_exception_handled:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    __pyx_L8_try_end:;
+  }
+
+  /* "carray.from_py":104
+ *     except (TypeError, OverflowError):
+ *         pass
+ *     if i == length:             # <<<<<<<<<<<<<<
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+*/
+  __pyx_t_6 = (__pyx_v_i == __pyx_v_length);
+
+  if (__pyx_t_6) {
+
+
+    /* "carray.from_py":105
+ *         pass
+ *     if i == length:
+ *         for i, item in enumerate(o):             # <<<<<<<<<<<<<<
+ *             if i >= length:
+ *                 break
+*/
+
+    __pyx_t_4 = 0;
+    if (likely(PyList_CheckExact(__pyx_v_o)) || PyTuple_CheckExact(__pyx_v_o)) {
+      __pyx_t_7 = __pyx_v_o; __Pyx_INCREF(__pyx_t_7);
+      __pyx_t_8 = 0;
+      __pyx_t_9 = NULL;
+    } else {
+      __pyx_t_8 = -1; __pyx_t_7 = PyObject_GetIter(__pyx_v_o); if (unlikely(!__pyx_t_7)) __PYX_ERR(1, 105, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_7);
+      __pyx_t_9 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_7); if (unlikely(!__pyx_t_9)) __PYX_ERR(1, 105, __pyx_L1_error)
+    }
+    for (;;) {
+      if (likely(!__pyx_t_9)) {
+        if (likely(PyList_CheckExact(__pyx_t_7))) {
+          {
+            Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_7);
+            #if !CYTHON_ASSUME_SAFE_SIZE
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(1, 105, __pyx_L1_error)
+            #endif
+            if (__pyx_t_8 >= __pyx_temp) break;
+          }
+          __pyx_t_10 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_7, __pyx_t_8, __Pyx_ReferenceSharing_OwnStrongReference);
+          ++__pyx_t_8;
+        } else {
+          {
+            Py_ssize_t __pyx_temp = __Pyx_PyTuple_GET_SIZE(__pyx_t_7);
+            #if !CYTHON_ASSUME_SAFE_SIZE
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(1, 105, __pyx_L1_error)
+            #endif
+            if (__pyx_t_8 >= __pyx_temp) break;
+          }
+          #if CYTHON_ASSUME_SAFE_MACROS && !CYTHON_AVOID_BORROWED_REFS
+          __pyx_t_10 = __Pyx_NewRef(PyTuple_GET_ITEM(__pyx_t_7, __pyx_t_8));
+          #else
+          __pyx_t_10 = __Pyx_PySequence_ITEM(__pyx_t_7, __pyx_t_8);
+          #endif
+          ++__pyx_t_8;
+        }
+        if (unlikely(!__pyx_t_10)) __PYX_ERR(1, 105, __pyx_L1_error)
+      } else {
+        __pyx_t_10 = __pyx_t_9(__pyx_t_7);
+        if (unlikely(!__pyx_t_10)) {
+          PyObject* exc_type = PyErr_Occurred();
+          if (exc_type) {
+            if (unlikely(!__Pyx_PyErr_GivenExceptionMatches(exc_type, PyExc_StopIteration))) __PYX_ERR(1, 105, __pyx_L1_error)
+            PyErr_Clear();
+          }
+          break;
+        }
+      }
+      __Pyx_GOTREF(__pyx_t_10);
+      __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_10);
+      __pyx_t_10 = 0;
+      __pyx_v_i = __pyx_t_4;
+      __pyx_t_4 = (__pyx_t_4 + 1);
+
+      /* "carray.from_py":106
+ *     if i == length:
+ *         for i, item in enumerate(o):
+ *             if i >= length:             # <<<<<<<<<<<<<<
+ *                 break
+ *             v[i] = item
+*/
+      __pyx_t_6 = (__pyx_v_i >= __pyx_v_length);
+
+      if (__pyx_t_6) {
+
+
+        /* "carray.from_py":107
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+ *                 break             # <<<<<<<<<<<<<<
+ *             v[i] = item
+ *         else:
+*/
+        goto __pyx_L13_break;
+
+        /* "carray.from_py":106
+ *     if i == length:
+ *         for i, item in enumerate(o):
+ *             if i >= length:             # <<<<<<<<<<<<<<
+ *                 break
+ *             v[i] = item
+*/
+      }
+
+      /* "carray.from_py":108
+ *             if i >= length:
+ *                 break
+ *             v[i] = item             # <<<<<<<<<<<<<<
+ *         else:
+ *             i += 1  # convert index to length
+*/
+      __pyx_t_11 = __Pyx_PyIndex_AsSsize_t(__pyx_v_item); if (unlikely((__pyx_t_11 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(1, 108, __pyx_L1_error)
+      (__pyx_v_v[__pyx_v_i]) = __pyx_t_11;
+
+
+      /* "carray.from_py":105
+ *         pass
+ *     if i == length:
+ *         for i, item in enumerate(o):             # <<<<<<<<<<<<<<
+ *             if i >= length:
+ *                 break
+*/
+    }
+    __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+    goto __pyx_L15_for_else;
+    __pyx_L13_break:;
+    __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+    goto __pyx_L16_for_end;
+    /*else*/ {
+      __pyx_L15_for_else:;
+
+      /* "carray.from_py":110
+ *             v[i] = item
+ *         else:
+ *             i += 1  # convert index to length             # <<<<<<<<<<<<<<
+ *             if i == length:
+ *                 return 0
+*/
+      __pyx_v_i = (__pyx_v_i + 1);
+
+      /* "carray.from_py":111
+ *         else:
+ *             i += 1  # convert index to length
+ *             if i == length:             # <<<<<<<<<<<<<<
+ *                 return 0
+ * 
+*/
+      __pyx_t_6 = (__pyx_v_i == __pyx_v_length);
+
+      if (__pyx_t_6) {
+
+
+        /* "carray.from_py":112
+ *             i += 1  # convert index to length
+ *             if i == length:
+ *                 return 0             # <<<<<<<<<<<<<<
+ * 
+ *     PyErr_Format(
+*/
+        {
+
+          __pyx_r = 0;
+        }
+        goto __pyx_L0;
+
+        /* "carray.from_py":111
+ *         else:
+ *             i += 1  # convert index to length
+ *             if i == length:             # <<<<<<<<<<<<<<
+ *                 return 0
+ * 
+*/
+      }
+    }
+    __pyx_L16_for_end:;
+
+    /* "carray.from_py":104
+ *     except (TypeError, OverflowError):
+ *         pass
+ *     if i == length:             # <<<<<<<<<<<<<<
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+*/
+  }
+
+  /* "carray.from_py":117
+ *         IndexError,
+ *         ("too many values found during array assignment, expected %zd"
+ *          if i >= length else             # <<<<<<<<<<<<<<
+ *          "not enough values found during array assignment, expected %zd, got %zd"),
+ *         length, i)
+*/
+  __pyx_t_6 = (__pyx_v_i >= __pyx_v_length);
+
+  if (__pyx_t_6) {
+
+    __pyx_t_12 = __pyx_k_too_many_values_found_during_arr;
+  } else {
+
+    __pyx_t_12 = __pyx_k_not_enough_values_found_during_a;
+  }
+
+
+  /* "carray.from_py":114
+ *                 return 0
+ * 
+ *     PyErr_Format(             # <<<<<<<<<<<<<<
+ *         IndexError,
+ *         ("too many values found during array assignment, expected %zd"
+*/
+  __pyx_t_7 = PyErr_Format(((PyObject *)(((PyTypeObject*)PyExc_IndexError))), __pyx_t_12, __pyx_v_length, __pyx_v_i); if (unlikely(!__pyx_t_7)) __PYX_ERR(1, 114, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_7);
+
+  __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+
+  /* "carray.from_py":97
+ *     object PyErr_Format(exc, const char *format, ...)
+ * 
+ * @cname("__Pyx_carray_from_py_Py_ssize_t")             # <<<<<<<<<<<<<<
+ * cdef int __Pyx_carray_from_py_Py_ssize_t(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+*/
+
+  /* function exit code */
+  __pyx_r = 0;
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_AddTraceback("carray.from_py.__Pyx_carray_from_py_Py_ssize_t", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = -1;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_item);
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.to_py":132
+ * 
+ * 
+ * @cname("__Pyx_carray_to_py_unsigned_char__const___2a_")             # <<<<<<<<<<<<<<
+ * cdef inline list __Pyx_carray_to_py_unsigned_char__const___2a_(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+static CYTHON_INLINE PyObject *__Pyx_carray_to_py_unsigned_char__const___2a_(unsigned char const **__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_value = 0;
+  PyObject *__pyx_v_l = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_to_py_unsigned_char__const___2a_", 0);
+
+  /* "carray.to_py":136
+ *     cdef Py_ssize_t i
+ *     cdef object value
+ *     l = PyList_New(length)             # <<<<<<<<<<<<<<
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+*/
+  __pyx_t_1 = PyList_New(__pyx_v_length); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 136, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_l = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "carray.to_py":137
+ *     cdef object value
+ *     l = PyList_New(length)
+ *     for i in range(length):             # <<<<<<<<<<<<<<
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+*/
+
+  __pyx_t_2 = __pyx_v_length;
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_i = __pyx_t_4;
+
+    /* "carray.to_py":138
+ *     l = PyList_New(length)
+ *     for i in range(length):
+ *         value = v[<size_t> i]             # <<<<<<<<<<<<<<
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+*/
+    __pyx_t_1 = __Pyx_PyBytes_FromCString((__pyx_v_v[((size_t)__pyx_v_i)])); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 138, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "carray.to_py":139
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)             # <<<<<<<<<<<<<<
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+ *     return l
+*/
+    Py_INCREF(__pyx_v_value);
+
+    /* "carray.to_py":140
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)             # <<<<<<<<<<<<<<
+ *     return l
+ * 
+*/
+    __pyx_t_5 = __Pyx_PyList_SET_ITEM(__pyx_v_l, __pyx_v_i, __pyx_v_value); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(1, 140, __pyx_L1_error)
+
+  }
+
+
+  /* "carray.to_py":141
+ *         Py_INCREF(value)
+ *         __Pyx_PyList_SET_ITEM(l, i, value)
+ *     return l             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_l);
+      __pyx_r = __pyx_v_l;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "carray.to_py":132
+ * 
+ * 
+ * @cname("__Pyx_carray_to_py_unsigned_char__const___2a_")             # <<<<<<<<<<<<<<
+ * cdef inline list __Pyx_carray_to_py_unsigned_char__const___2a_(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("carray.to_py.__Pyx_carray_to_py_unsigned_char__const___2a_", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_l);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.to_py":144
+ * 
+ * 
+ * @cname("__Pyx_carray_to_tuple_unsigned_char__const___2a_")             # <<<<<<<<<<<<<<
+ * cdef inline tuple __Pyx_carray_to_tuple_unsigned_char__const___2a_(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+static CYTHON_INLINE PyObject *__Pyx_carray_to_tuple_unsigned_char__const___2a_(unsigned char const **__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_value = 0;
+  PyObject *__pyx_v_t = NULL;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  Py_ssize_t __pyx_t_2;
+  Py_ssize_t __pyx_t_3;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_to_tuple_unsigned_char__const___2a_", 0);
+
+  /* "carray.to_py":148
+ *     cdef Py_ssize_t i
+ *     cdef object value
+ *     t = PyTuple_New(length)             # <<<<<<<<<<<<<<
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+*/
+  __pyx_t_1 = PyTuple_New(__pyx_v_length); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 148, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_v_t = ((PyObject*)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "carray.to_py":149
+ *     cdef object value
+ *     t = PyTuple_New(length)
+ *     for i in range(length):             # <<<<<<<<<<<<<<
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+*/
+
+  __pyx_t_2 = __pyx_v_length;
+  __pyx_t_3 = __pyx_t_2;
+
+  for (__pyx_t_4 = 0; __pyx_t_4 < __pyx_t_3; __pyx_t_4+=1) {
+    __pyx_v_i = __pyx_t_4;
+
+    /* "carray.to_py":150
+ *     t = PyTuple_New(length)
+ *     for i in range(length):
+ *         value = v[<size_t> i]             # <<<<<<<<<<<<<<
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+*/
+    __pyx_t_1 = __Pyx_PyBytes_FromCString((__pyx_v_v[((size_t)__pyx_v_i)])); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 150, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    __Pyx_XDECREF_SET(__pyx_v_value, __pyx_t_1);
+    __pyx_t_1 = 0;
+
+    /* "carray.to_py":151
+ *     for i in range(length):
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)             # <<<<<<<<<<<<<<
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+ *     return t
+*/
+    Py_INCREF(__pyx_v_value);
+
+    /* "carray.to_py":152
+ *         value = v[<size_t> i]
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)             # <<<<<<<<<<<<<<
+ *     return t
+*/
+    __pyx_t_5 = __Pyx_PyTuple_SET_ITEM(__pyx_v_t, __pyx_v_i, __pyx_v_value); if (unlikely(__pyx_t_5 == ((int)-1))) __PYX_ERR(1, 152, __pyx_L1_error)
+
+  }
+
+
+  /* "carray.to_py":153
+ *         Py_INCREF(value)
+ *         __Pyx_PyTuple_SET_ITEM(t, i, value)
+ *     return t             # <<<<<<<<<<<<<<
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(__pyx_v_t);
+      __pyx_r = __pyx_v_t;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "carray.to_py":144
+ * 
+ * 
+ * @cname("__Pyx_carray_to_tuple_unsigned_char__const___2a_")             # <<<<<<<<<<<<<<
+ * cdef inline tuple __Pyx_carray_to_tuple_unsigned_char__const___2a_(base_type *v, Py_ssize_t length):
+ *     cdef Py_ssize_t i
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("carray.to_py.__Pyx_carray_to_tuple_unsigned_char__const___2a_", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_value);
+  __Pyx_XDECREF(__pyx_v_t);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "carray.from_py":97
+ *     object PyErr_Format(exc, const char *format, ...)
+ * 
+ * @cname("__Pyx_carray_from_py_unsigned_char__const___2a_")             # <<<<<<<<<<<<<<
+ * cdef int __Pyx_carray_from_py_unsigned_char__const___2a_(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+*/
+
+static int __Pyx_carray_from_py_unsigned_char__const___2a_(PyObject *__pyx_v_o, unsigned char const **__pyx_v_v, Py_ssize_t __pyx_v_length) {
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_item = NULL;
+  int __pyx_r;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  PyObject *__pyx_t_2 = NULL;
+  PyObject *__pyx_t_3 = NULL;
+  Py_ssize_t __pyx_t_4;
+  int __pyx_t_5;
+  int __pyx_t_6;
+  PyObject *__pyx_t_7 = NULL;
+  Py_ssize_t __pyx_t_8;
+  PyObject *(*__pyx_t_9)(PyObject *);
+  PyObject *__pyx_t_10 = NULL;
+  unsigned char const *__pyx_t_11;
+  char const *__pyx_t_12;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("__Pyx_carray_from_py_unsigned_char__const___2a_", 0);
+
+  /* "carray.from_py":99
+ * @cname("__Pyx_carray_from_py_unsigned_char__const___2a_")
+ * cdef int __Pyx_carray_from_py_unsigned_char__const___2a_(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length             # <<<<<<<<<<<<<<
+ *     try:
+ *         i = len(o)
+*/
+  __pyx_v_i = __pyx_v_length;
+
+  /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_unsigned_char__const___2a_(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+  {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    __Pyx_ExceptionSave(&__pyx_t_1, &__pyx_t_2, &__pyx_t_3);
+    __Pyx_XGOTREF(__pyx_t_1);
+    __Pyx_XGOTREF(__pyx_t_2);
+    __Pyx_XGOTREF(__pyx_t_3);
+    /*try:*/ {
+
+      /* "carray.from_py":101
+ *     cdef Py_ssize_t i = length
+ *     try:
+ *         i = len(o)             # <<<<<<<<<<<<<<
+ *     except (TypeError, OverflowError):
+ *         pass
+*/
+      __pyx_t_4 = PyObject_Length(__pyx_v_o); if (unlikely(__pyx_t_4 == ((Py_ssize_t)-1))) __PYX_ERR(1, 101, __pyx_L3_error)
+      __pyx_v_i = __pyx_t_4;
+
+      /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_unsigned_char__const___2a_(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+    }
+    __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+    __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+    goto __pyx_L8_try_end;
+    __pyx_L3_error:;
+
+    /* "carray.from_py":102
+ *     try:
+ *         i = len(o)
+ *     except (TypeError, OverflowError):             # <<<<<<<<<<<<<<
+ *         pass
+ *     if i == length:
+*/
+    __pyx_t_5 = __Pyx_PyErr_ExceptionMatches2(((PyObject *)(((PyTypeObject*)PyExc_TypeError))), ((PyObject *)(((PyTypeObject*)PyExc_OverflowError))));
+    if (__pyx_t_5) {
+      __Pyx_ErrRestore(0,0,0);
+      goto __pyx_L4_exception_handled;
+    }
+    goto __pyx_L5_except_error;
+
+    /* "carray.from_py":100
+ * cdef int __Pyx_carray_from_py_unsigned_char__const___2a_(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+ *     try:             # <<<<<<<<<<<<<<
+ *         i = len(o)
+ *     except (TypeError, OverflowError):
+*/
+    __pyx_L5_except_error:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    goto __pyx_L1_error;
+    __pyx_L4_exception_handled:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    __pyx_L8_try_end:;
+  }
+
+  /* "carray.from_py":104
+ *     except (TypeError, OverflowError):
+ *         pass
+ *     if i == length:             # <<<<<<<<<<<<<<
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+*/
+  __pyx_t_6 = (__pyx_v_i == __pyx_v_length);
+
+  if (__pyx_t_6) {
+
+
+    /* "carray.from_py":105
+ *         pass
+ *     if i == length:
+ *         for i, item in enumerate(o):             # <<<<<<<<<<<<<<
+ *             if i >= length:
+ *                 break
+*/
+
+    __pyx_t_4 = 0;
+    if (likely(PyList_CheckExact(__pyx_v_o)) || PyTuple_CheckExact(__pyx_v_o)) {
+      __pyx_t_7 = __pyx_v_o; __Pyx_INCREF(__pyx_t_7);
+      __pyx_t_8 = 0;
+      __pyx_t_9 = NULL;
+    } else {
+      __pyx_t_8 = -1; __pyx_t_7 = PyObject_GetIter(__pyx_v_o); if (unlikely(!__pyx_t_7)) __PYX_ERR(1, 105, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_7);
+      __pyx_t_9 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_7); if (unlikely(!__pyx_t_9)) __PYX_ERR(1, 105, __pyx_L1_error)
+    }
+    for (;;) {
+      if (likely(!__pyx_t_9)) {
+        if (likely(PyList_CheckExact(__pyx_t_7))) {
+          {
+            Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_7);
+            #if !CYTHON_ASSUME_SAFE_SIZE
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(1, 105, __pyx_L1_error)
+            #endif
+            if (__pyx_t_8 >= __pyx_temp) break;
+          }
+          __pyx_t_10 = __Pyx_PyList_GET_ITEM_REF(__pyx_t_7, __pyx_t_8, __Pyx_ReferenceSharing_OwnStrongReference);
+          ++__pyx_t_8;
+        } else {
+          {
+            Py_ssize_t __pyx_temp = __Pyx_PyTuple_GET_SIZE(__pyx_t_7);
+            #if !CYTHON_ASSUME_SAFE_SIZE
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(1, 105, __pyx_L1_error)
+            #endif
+            if (__pyx_t_8 >= __pyx_temp) break;
+          }
+          #if CYTHON_ASSUME_SAFE_MACROS && !CYTHON_AVOID_BORROWED_REFS
+          __pyx_t_10 = __Pyx_NewRef(PyTuple_GET_ITEM(__pyx_t_7, __pyx_t_8));
+          #else
+          __pyx_t_10 = __Pyx_PySequence_ITEM(__pyx_t_7, __pyx_t_8);
+          #endif
+          ++__pyx_t_8;
+        }
+        if (unlikely(!__pyx_t_10)) __PYX_ERR(1, 105, __pyx_L1_error)
+      } else {
+        __pyx_t_10 = __pyx_t_9(__pyx_t_7);
+        if (unlikely(!__pyx_t_10)) {
+          PyObject* exc_type = PyErr_Occurred();
+          if (exc_type) {
+            if (unlikely(!__Pyx_PyErr_GivenExceptionMatches(exc_type, PyExc_StopIteration))) __PYX_ERR(1, 105, __pyx_L1_error)
+            PyErr_Clear();
+          }
+          break;
+        }
+      }
+      __Pyx_GOTREF(__pyx_t_10);
+      __Pyx_XDECREF_SET(__pyx_v_item, __pyx_t_10);
+      __pyx_t_10 = 0;
+      __pyx_v_i = __pyx_t_4;
+      __pyx_t_4 = (__pyx_t_4 + 1);
+
+      /* "carray.from_py":106
+ *     if i == length:
+ *         for i, item in enumerate(o):
+ *             if i >= length:             # <<<<<<<<<<<<<<
+ *                 break
+ *             v[i] = item
+*/
+      __pyx_t_6 = (__pyx_v_i >= __pyx_v_length);
+
+      if (__pyx_t_6) {
+
+
+        /* "carray.from_py":107
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+ *                 break             # <<<<<<<<<<<<<<
+ *             v[i] = item
+ *         else:
+*/
+        goto __pyx_L13_break;
+
+        /* "carray.from_py":106
+ *     if i == length:
+ *         for i, item in enumerate(o):
+ *             if i >= length:             # <<<<<<<<<<<<<<
+ *                 break
+ *             v[i] = item
+*/
+      }
+
+      /* "carray.from_py":108
+ *             if i >= length:
+ *                 break
+ *             v[i] = item             # <<<<<<<<<<<<<<
+ *         else:
+ *             i += 1  # convert index to length
+*/
+      __pyx_t_11 = __Pyx_PyObject_AsUString(__pyx_v_item); if (unlikely((!__pyx_t_11) && PyErr_Occurred())) __PYX_ERR(1, 108, __pyx_L1_error)
+      (__pyx_v_v[__pyx_v_i]) = __pyx_t_11;
+
+
+      /* "carray.from_py":105
+ *         pass
+ *     if i == length:
+ *         for i, item in enumerate(o):             # <<<<<<<<<<<<<<
+ *             if i >= length:
+ *                 break
+*/
+    }
+    __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+    goto __pyx_L15_for_else;
+    __pyx_L13_break:;
+    __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+    goto __pyx_L16_for_end;
+    /*else*/ {
+      __pyx_L15_for_else:;
+
+      /* "carray.from_py":110
+ *             v[i] = item
+ *         else:
+ *             i += 1  # convert index to length             # <<<<<<<<<<<<<<
+ *             if i == length:
+ *                 return 0
+*/
+      __pyx_v_i = (__pyx_v_i + 1);
+
+      /* "carray.from_py":111
+ *         else:
+ *             i += 1  # convert index to length
+ *             if i == length:             # <<<<<<<<<<<<<<
+ *                 return 0
+ * 
+*/
+      __pyx_t_6 = (__pyx_v_i == __pyx_v_length);
+
+      if (__pyx_t_6) {
+
+
+        /* "carray.from_py":112
+ *             i += 1  # convert index to length
+ *             if i == length:
+ *                 return 0             # <<<<<<<<<<<<<<
+ * 
+ *     PyErr_Format(
+*/
+        {
+
+          __pyx_r = 0;
+        }
+        goto __pyx_L0;
+
+        /* "carray.from_py":111
+ *         else:
+ *             i += 1  # convert index to length
+ *             if i == length:             # <<<<<<<<<<<<<<
+ *                 return 0
+ * 
+*/
+      }
+    }
+    __pyx_L16_for_end:;
+
+    /* "carray.from_py":104
+ *     except (TypeError, OverflowError):
+ *         pass
+ *     if i == length:             # <<<<<<<<<<<<<<
+ *         for i, item in enumerate(o):
+ *             if i >= length:
+*/
+  }
+
+  /* "carray.from_py":117
+ *         IndexError,
+ *         ("too many values found during array assignment, expected %zd"
+ *          if i >= length else             # <<<<<<<<<<<<<<
+ *          "not enough values found during array assignment, expected %zd, got %zd"),
+ *         length, i)
+*/
+  __pyx_t_6 = (__pyx_v_i >= __pyx_v_length);
+
+  if (__pyx_t_6) {
+
+    __pyx_t_12 = __pyx_k_too_many_values_found_during_arr;
+  } else {
+
+    __pyx_t_12 = __pyx_k_not_enough_values_found_during_a;
+  }
+
+
+  /* "carray.from_py":114
+ *                 return 0
+ * 
+ *     PyErr_Format(             # <<<<<<<<<<<<<<
+ *         IndexError,
+ *         ("too many values found during array assignment, expected %zd"
+*/
+  __pyx_t_7 = PyErr_Format(((PyObject *)(((PyTypeObject*)PyExc_IndexError))), __pyx_t_12, __pyx_v_length, __pyx_v_i); if (unlikely(!__pyx_t_7)) __PYX_ERR(1, 114, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_7);
+
+  __Pyx_DECREF(__pyx_t_7); __pyx_t_7 = 0;
+
+  /* "carray.from_py":97
+ *     object PyErr_Format(exc, const char *format, ...)
+ * 
+ * @cname("__Pyx_carray_from_py_unsigned_char__const___2a_")             # <<<<<<<<<<<<<<
+ * cdef int __Pyx_carray_from_py_unsigned_char__const___2a_(object o, base_type *v, Py_ssize_t length) except -1:
+ *     cdef Py_ssize_t i = length
+*/
+
+  /* function exit code */
+  __pyx_r = 0;
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_AddTraceback("carray.from_py.__Pyx_carray_from_py_unsigned_char__const___2a_", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = -1;
+  __pyx_L0:;
+
+  __Pyx_XDECREF(__pyx_v_item);
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
 
 /* "pipelines/_tokens.pyx":13
  * 
@@ -4062,12 +5895,12 @@ static PyObject *__pyx_f_9rankcrawl_9pipelines_7_tokens__index_free(PyObject *__
   return __pyx_r;
 }
 
-/* "pipelines/_tokens.pyx":86
- *     cdef Py_ssize_t count
+/* "pipelines/_tokens.pyx":92
+ *     cdef bint first[256]
  * 
  *     def __init__(self, words):             # <<<<<<<<<<<<<<
- *         self.words = [w.encode("ascii") for w in words]
- *         self.count = len(self.words)
+ *         self.kept = [word.encode("ascii") for word in words]
+ *         if len(self.kept) > MAX_WORDS:
 */
 
 /* Python wrapper */
@@ -4108,32 +5941,32 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_words,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL_TPNEW(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 86, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 92, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL_TPNEW(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 86, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 92, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "__init__", 0) < (0)) __PYX_ERR(0, 86, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "__init__", 0) < (0)) __PYX_ERR(0, 92, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 1; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, i); __PYX_ERR(0, 86, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, i); __PYX_ERR(0, 92, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 1)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL_TPNEW(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 86, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 92, __pyx_L3_error)
     }
     __pyx_v_words = values[0];
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, __pyx_nargs); __PYX_ERR(0, 86, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, __pyx_nargs); __PYX_ERR(0, 92, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -4155,7 +5988,9 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
 }
 
 static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *__pyx_v_self, PyObject *__pyx_v_words) {
-  PyObject *__pyx_7genexpr__pyx_v_w = NULL;
+  Py_ssize_t __pyx_v_i;
+  PyObject *__pyx_v_w = 0;
+  PyObject *__pyx_7genexpr__pyx_v_word = NULL;
   int __pyx_r;
   __Pyx_RefNannyDeclarations
   PyObject *__pyx_t_1 = NULL;
@@ -4165,29 +6000,34 @@ static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_
   PyObject *__pyx_t_5 = NULL;
   PyObject *__pyx_t_6 = NULL;
   size_t __pyx_t_7;
+  int __pyx_t_8;
+  Py_ssize_t __pyx_t_9;
+  Py_ssize_t __pyx_t_10;
+  unsigned char const *__pyx_t_11;
+  Py_ssize_t __pyx_t_12;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("__init__", 0);
 
-  /* "pipelines/_tokens.pyx":87
+  /* "pipelines/_tokens.pyx":93
  * 
  *     def __init__(self, words):
- *         self.words = [w.encode("ascii") for w in words]             # <<<<<<<<<<<<<<
- *         self.count = len(self.words)
- * 
+ *         self.kept = [word.encode("ascii") for word in words]             # <<<<<<<<<<<<<<
+ *         if len(self.kept) > MAX_WORDS:
+ *             raise ValueError(f"at most {MAX_WORDS} words")
 */
   { /* enter inner scope */
-    __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 87, __pyx_L5_error)
+    __pyx_t_1 = PyList_New(0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 93, __pyx_L5_error)
     __Pyx_GOTREF(__pyx_t_1);
     if (likely(PyList_CheckExact(__pyx_v_words)) || PyTuple_CheckExact(__pyx_v_words)) {
       __pyx_t_2 = __pyx_v_words; __Pyx_INCREF(__pyx_t_2);
       __pyx_t_3 = 0;
       __pyx_t_4 = NULL;
     } else {
-      __pyx_t_3 = -1; __pyx_t_2 = PyObject_GetIter(__pyx_v_words); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 87, __pyx_L5_error)
+      __pyx_t_3 = -1; __pyx_t_2 = PyObject_GetIter(__pyx_v_words); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 93, __pyx_L5_error)
       __Pyx_GOTREF(__pyx_t_2);
-      __pyx_t_4 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_2); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 87, __pyx_L5_error)
+      __pyx_t_4 = (CYTHON_COMPILING_IN_LIMITED_API) ? PyIter_Next : __Pyx_PyObject_GetIterNextFunc(__pyx_t_2); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 93, __pyx_L5_error)
     }
     for (;;) {
       if (likely(!__pyx_t_4)) {
@@ -4195,7 +6035,7 @@ static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_
           {
             Py_ssize_t __pyx_temp = __Pyx_PyList_GET_SIZE(__pyx_t_2);
             #if !CYTHON_ASSUME_SAFE_SIZE
-            if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 87, __pyx_L5_error)
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 93, __pyx_L5_error)
             #endif
             if (__pyx_t_3 >= __pyx_temp) break;
           }
@@ -4205,7 +6045,7 @@ static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_
           {
             Py_ssize_t __pyx_temp = __Pyx_PyTuple_GET_SIZE(__pyx_t_2);
             #if !CYTHON_ASSUME_SAFE_SIZE
-            if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 87, __pyx_L5_error)
+            if (unlikely((__pyx_temp < 0))) __PYX_ERR(0, 93, __pyx_L5_error)
             #endif
             if (__pyx_t_3 >= __pyx_temp) break;
           }
@@ -4216,71 +6056,213 @@ static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_
           #endif
           ++__pyx_t_3;
         }
-        if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 87, __pyx_L5_error)
+        if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 93, __pyx_L5_error)
       } else {
         __pyx_t_5 = __pyx_t_4(__pyx_t_2);
         if (unlikely(!__pyx_t_5)) {
           PyObject* exc_type = PyErr_Occurred();
           if (exc_type) {
-            if (unlikely(!__Pyx_PyErr_GivenExceptionMatches(exc_type, PyExc_StopIteration))) __PYX_ERR(0, 87, __pyx_L5_error)
+            if (unlikely(!__Pyx_PyErr_GivenExceptionMatches(exc_type, PyExc_StopIteration))) __PYX_ERR(0, 93, __pyx_L5_error)
             PyErr_Clear();
           }
           break;
         }
       }
       __Pyx_GOTREF(__pyx_t_5);
-      __Pyx_XDECREF_SET(__pyx_7genexpr__pyx_v_w, __pyx_t_5);
+      __Pyx_XDECREF_SET(__pyx_7genexpr__pyx_v_word, __pyx_t_5);
       __pyx_t_5 = 0;
-      __pyx_t_6 = __pyx_7genexpr__pyx_v_w;
+      __pyx_t_6 = __pyx_7genexpr__pyx_v_word;
       __Pyx_INCREF(__pyx_t_6);
       __pyx_t_7 = 0;
       {
         PyObject *__pyx_callargs[2] = {__pyx_t_6, __pyx_mstate_global->__pyx_n_u_ascii};
         __pyx_t_5 = __Pyx_PyObject_FastCallMethod((PyObject*)__pyx_mstate_global->__pyx_n_u_encode, __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (1*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
         __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
-        if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 87, __pyx_L5_error)
+        if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 93, __pyx_L5_error)
         __Pyx_GOTREF(__pyx_t_5);
       }
       __Pyx_GIVEREF(__pyx_t_5);
-      if (unlikely(__Pyx_ListComp_AppendAndDecref(__pyx_t_1, __pyx_t_5))) __PYX_ERR(0, 87, __pyx_L5_error)
+      if (unlikely(__Pyx_ListComp_AppendAndDecref(__pyx_t_1, __pyx_t_5))) __PYX_ERR(0, 93, __pyx_L5_error)
       __pyx_t_5 = 0;
     }
     __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-    __Pyx_XDECREF(__pyx_7genexpr__pyx_v_w); __pyx_7genexpr__pyx_v_w = 0;
+    __Pyx_XDECREF(__pyx_7genexpr__pyx_v_word); __pyx_7genexpr__pyx_v_word = 0;
     goto __pyx_L9_exit_scope;
     __pyx_L5_error:;
-    __Pyx_XDECREF(__pyx_7genexpr__pyx_v_w); __pyx_7genexpr__pyx_v_w = 0;
+    __Pyx_XDECREF(__pyx_7genexpr__pyx_v_word); __pyx_7genexpr__pyx_v_word = 0;
     goto __pyx_L1_error;
     __pyx_L9_exit_scope:;
   } /* exit inner scope */
   __Pyx_GIVEREF(__pyx_t_1);
-  __Pyx_GOTREF(__pyx_v_self->words);
-  __Pyx_DECREF_SET(__pyx_v_self->words, ((PyObject*)__pyx_t_1));
+  __Pyx_GOTREF(__pyx_v_self->kept);
+  __Pyx_DECREF_SET(__pyx_v_self->kept, ((PyObject*)__pyx_t_1));
   __pyx_t_1 = 0;
 
-  /* "pipelines/_tokens.pyx":88
+  /* "pipelines/_tokens.pyx":94
  *     def __init__(self, words):
- *         self.words = [w.encode("ascii") for w in words]
- *         self.count = len(self.words)             # <<<<<<<<<<<<<<
- * 
- *     cdef inline bint at(self, const unsigned char* s, Py_ssize_t n, Py_ssize_t p, int follow) noexcept:
+ *         self.kept = [word.encode("ascii") for word in words]
+ *         if len(self.kept) > MAX_WORDS:             # <<<<<<<<<<<<<<
+ *             raise ValueError(f"at most {MAX_WORDS} words")
+ *         self.count = len(self.kept)
 */
-  __pyx_t_1 = __pyx_v_self->words;
+  __pyx_t_1 = __pyx_v_self->kept;
   __Pyx_INCREF(__pyx_t_1);
   if (unlikely(__pyx_t_1 == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 88, __pyx_L1_error)
+    __PYX_ERR(0, 94, __pyx_L1_error)
   }
-  __pyx_t_3 = __Pyx_PyList_GET_SIZE(__pyx_t_1); if (unlikely(__pyx_t_3 == ((Py_ssize_t)-1))) __PYX_ERR(0, 88, __pyx_L1_error)
+  __pyx_t_3 = __Pyx_PyList_GET_SIZE(__pyx_t_1); if (unlikely(__pyx_t_3 == ((Py_ssize_t)-1))) __PYX_ERR(0, 94, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+  __pyx_t_8 = (__pyx_t_3 > 64);
+
+
+  if (unlikely(__pyx_t_8)) {
+
+
+    /* "pipelines/_tokens.pyx":95
+ *         self.kept = [word.encode("ascii") for word in words]
+ *         if len(self.kept) > MAX_WORDS:
+ *             raise ValueError(f"at most {MAX_WORDS} words")             # <<<<<<<<<<<<<<
+ *         self.count = len(self.kept)
+ *         cdef Py_ssize_t i
+*/
+    __pyx_t_2 = NULL;
+    __pyx_t_7 = 1;
+    {
+      PyObject *__pyx_callargs[2] = {__pyx_t_2, __pyx_mstate_global->__pyx_kp_u_at_most_64_words};
+      __pyx_t_1 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (__pyx_t_7*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+      __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+      if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 95, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_1);
+    }
+    __Pyx_Raise(__pyx_t_1, 0, 0, 0);
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __PYX_ERR(0, 95, __pyx_L1_error)
+
+    /* "pipelines/_tokens.pyx":94
+ *     def __init__(self, words):
+ *         self.kept = [word.encode("ascii") for word in words]
+ *         if len(self.kept) > MAX_WORDS:             # <<<<<<<<<<<<<<
+ *             raise ValueError(f"at most {MAX_WORDS} words")
+ *         self.count = len(self.kept)
+*/
+  }
+
+  /* "pipelines/_tokens.pyx":96
+ *         if len(self.kept) > MAX_WORDS:
+ *             raise ValueError(f"at most {MAX_WORDS} words")
+ *         self.count = len(self.kept)             # <<<<<<<<<<<<<<
+ *         cdef Py_ssize_t i
+ *         cdef bytes w
+*/
+  __pyx_t_1 = __pyx_v_self->kept;
+  __Pyx_INCREF(__pyx_t_1);
+  if (unlikely(__pyx_t_1 == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
+    __PYX_ERR(0, 96, __pyx_L1_error)
+  }
+  __pyx_t_3 = __Pyx_PyList_GET_SIZE(__pyx_t_1); if (unlikely(__pyx_t_3 == ((Py_ssize_t)-1))) __PYX_ERR(0, 96, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
   __pyx_v_self->count = __pyx_t_3;
 
-  /* "pipelines/_tokens.pyx":86
- *     cdef Py_ssize_t count
+  /* "pipelines/_tokens.pyx":99
+ *         cdef Py_ssize_t i
+ *         cdef bytes w
+ *         for i in range(256):             # <<<<<<<<<<<<<<
+ *             self.first[i] = False
+ *         for i in range(self.count):
+*/
+  for (__pyx_t_3 = 0; __pyx_t_3 < 0x100; __pyx_t_3+=1) {
+    __pyx_v_i = __pyx_t_3;
+
+    /* "pipelines/_tokens.pyx":100
+ *         cdef bytes w
+ *         for i in range(256):
+ *             self.first[i] = False             # <<<<<<<<<<<<<<
+ *         for i in range(self.count):
+ *             w = self.kept[i]
+*/
+    (__pyx_v_self->first[__pyx_v_i]) = 0;
+  }
+
+  /* "pipelines/_tokens.pyx":101
+ *         for i in range(256):
+ *             self.first[i] = False
+ *         for i in range(self.count):             # <<<<<<<<<<<<<<
+ *             w = self.kept[i]
+ *             self.words[i] = <const unsigned char*>w
+*/
+
+  __pyx_t_3 = __pyx_v_self->count;
+  __pyx_t_9 = __pyx_t_3;
+
+  for (__pyx_t_10 = 0; __pyx_t_10 < __pyx_t_9; __pyx_t_10+=1) {
+    __pyx_v_i = __pyx_t_10;
+
+    /* "pipelines/_tokens.pyx":102
+ *             self.first[i] = False
+ *         for i in range(self.count):
+ *             w = self.kept[i]             # <<<<<<<<<<<<<<
+ *             self.words[i] = <const unsigned char*>w
+ *             self.sizes[i] = len(w)
+*/
+    if (unlikely(__pyx_v_self->kept == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
+      __PYX_ERR(0, 102, __pyx_L1_error)
+    }
+    __pyx_t_1 = __Pyx_PyList_GET_ITEM(__pyx_v_self->kept, __pyx_v_i);
+    __Pyx_INCREF(__pyx_t_1);
+    if (!(likely(PyBytes_CheckExact(__pyx_t_1))||((__pyx_t_1) == Py_None) || __Pyx_RaiseUnexpectedTypeError("bytes", __pyx_t_1))) __PYX_ERR(0, 102, __pyx_L1_error)
+    __Pyx_XDECREF_SET(__pyx_v_w, ((PyObject*)__pyx_t_1));
+    __pyx_t_1 = 0;
+
+    /* "pipelines/_tokens.pyx":103
+ *         for i in range(self.count):
+ *             w = self.kept[i]
+ *             self.words[i] = <const unsigned char*>w             # <<<<<<<<<<<<<<
+ *             self.sizes[i] = len(w)
+ *             self.first[self.words[i][0]] = True
+*/
+    if (unlikely(__pyx_v_w == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "expected bytes, NoneType found");
+      __PYX_ERR(0, 103, __pyx_L1_error)
+    }
+    __pyx_t_11 = __Pyx_PyBytes_AsUString(__pyx_v_w); if (unlikely((!__pyx_t_11) && PyErr_Occurred())) __PYX_ERR(0, 103, __pyx_L1_error)
+    (__pyx_v_self->words[__pyx_v_i]) = ((unsigned char const *)__pyx_t_11);
+
+
+    /* "pipelines/_tokens.pyx":104
+ *             w = self.kept[i]
+ *             self.words[i] = <const unsigned char*>w
+ *             self.sizes[i] = len(w)             # <<<<<<<<<<<<<<
+ *             self.first[self.words[i][0]] = True
+ * 
+*/
+    if (unlikely(__pyx_v_w == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
+      __PYX_ERR(0, 104, __pyx_L1_error)
+    }
+    __pyx_t_12 = __Pyx_PyBytes_GET_SIZE(__pyx_v_w); if (unlikely(__pyx_t_12 == ((Py_ssize_t)-1))) __PYX_ERR(0, 104, __pyx_L1_error)
+    (__pyx_v_self->sizes[__pyx_v_i]) = __pyx_t_12;
+
+
+    /* "pipelines/_tokens.pyx":105
+ *             self.words[i] = <const unsigned char*>w
+ *             self.sizes[i] = len(w)
+ *             self.first[self.words[i][0]] = True             # <<<<<<<<<<<<<<
+ * 
+ *     cdef inline bint at(self, const unsigned char* s, Py_ssize_t n, Py_ssize_t p, int follow) noexcept:
+*/
+    (__pyx_v_self->first[((__pyx_v_self->words[__pyx_v_i])[0])]) = 1;
+  }
+
+
+  /* "pipelines/_tokens.pyx":92
+ *     cdef bint first[256]
  * 
  *     def __init__(self, words):             # <<<<<<<<<<<<<<
- *         self.words = [w.encode("ascii") for w in words]
- *         self.count = len(self.words)
+ *         self.kept = [word.encode("ascii") for word in words]
+ *         if len(self.kept) > MAX_WORDS:
 */
 
   /* function exit code */
@@ -4294,14 +6276,16 @@ static int __pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words___init__(struct __pyx_
   __Pyx_AddTraceback("rankcrawl.pipelines._tokens.Words.__init__", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = -1;
   __pyx_L0:;
-  __Pyx_XDECREF(__pyx_7genexpr__pyx_v_w);
+
+  __Pyx_XDECREF(__pyx_v_w);
+  __Pyx_XDECREF(__pyx_7genexpr__pyx_v_word);
 
   __Pyx_RefNannyFinishContext();
   return __pyx_r;
 }
 
-/* "pipelines/_tokens.pyx":90
- *         self.count = len(self.words)
+/* "pipelines/_tokens.pyx":107
+ *             self.first[self.words[i][0]] = True
  * 
  *     cdef inline bint at(self, const unsigned char* s, Py_ssize_t n, Py_ssize_t p, int follow) noexcept:             # <<<<<<<<<<<<<<
  *         """A word starts at ``p`` of ``s[:n]`` and is followed by: (``follow`` 0) anything, (1) no word
@@ -4312,118 +6296,140 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
   Py_ssize_t __pyx_v_i;
   Py_ssize_t __pyx_v_m;
   Py_ssize_t __pyx_v_e;
-  PyObject *__pyx_v_w = 0;
   int __pyx_r;
-  __Pyx_RefNannyDeclarations
-  Py_ssize_t __pyx_t_1;
-  Py_ssize_t __pyx_t_2;
+  int __pyx_t_1;
+  int __pyx_t_2;
   Py_ssize_t __pyx_t_3;
-  PyObject *__pyx_t_4 = NULL;
+  Py_ssize_t __pyx_t_4;
   Py_ssize_t __pyx_t_5;
-  int __pyx_t_6;
-  int __pyx_t_7;
-  char const *__pyx_t_8;
-  int __pyx_lineno = 0;
-  const char *__pyx_filename = NULL;
-  int __pyx_clineno = 0;
-  __Pyx_RefNannySetupContext("at", 0);
 
-  /* "pipelines/_tokens.pyx":95
+  /* "pipelines/_tokens.pyx":111
+ *         character (``re``'s ``\\b``), (2) ``/``, ``?`` or the end (``(/|$|\\?)``)."""
  *         cdef Py_ssize_t i, m, e
- *         cdef bytes w
- *         for i in range(self.count):             # <<<<<<<<<<<<<<
- *             w = <bytes>self.words[i]
- *             m = len(w)
-*/
-
-  __pyx_t_1 = __pyx_v_self->count;
-  __pyx_t_2 = __pyx_t_1;
-
-  for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
-    __pyx_v_i = __pyx_t_3;
-
-    /* "pipelines/_tokens.pyx":96
- *         cdef bytes w
+ *         if p >= n or not self.first[s[p]]:             # <<<<<<<<<<<<<<
+ *             return False
  *         for i in range(self.count):
- *             w = <bytes>self.words[i]             # <<<<<<<<<<<<<<
- *             m = len(w)
- *             if p + m > n or memcmp(s + p, <const char*>w, m) != 0:
 */
-    if (unlikely(__pyx_v_self->words == Py_None)) {
-      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
-      __PYX_ERR(0, 96, __pyx_L1_error)
+  __pyx_t_2 = (__pyx_v_p >= __pyx_v_n);
+
+  if (!__pyx_t_2) {
+
+  } else {
+
+    __pyx_t_1 = __pyx_t_2;
+
+    goto __pyx_L4_bool_binop_done;
+  }
+  __pyx_t_2 = (!(__pyx_v_self->first[(__pyx_v_s[__pyx_v_p])]));
+
+
+  __pyx_t_1 = __pyx_t_2;
+
+  __pyx_L4_bool_binop_done:;
+  if (__pyx_t_1) {
+
+
+    /* "pipelines/_tokens.pyx":112
+ *         cdef Py_ssize_t i, m, e
+ *         if p >= n or not self.first[s[p]]:
+ *             return False             # <<<<<<<<<<<<<<
+ *         for i in range(self.count):
+ *             m = self.sizes[i]
+*/
+    {
+
+      __pyx_r = 0;
     }
-    __pyx_t_4 = __Pyx_PyList_GET_ITEM(__pyx_v_self->words, __pyx_v_i);
-    __Pyx_INCREF(__pyx_t_4);
-    __Pyx_XDECREF_SET(__pyx_v_w, ((PyObject*)__pyx_t_4));
-    __pyx_t_4 = 0;
+    goto __pyx_L0;
 
-    /* "pipelines/_tokens.pyx":97
+    /* "pipelines/_tokens.pyx":111
+ *         character (``re``'s ``\\b``), (2) ``/``, ``?`` or the end (``(/|$|\\?)``)."""
+ *         cdef Py_ssize_t i, m, e
+ *         if p >= n or not self.first[s[p]]:             # <<<<<<<<<<<<<<
+ *             return False
  *         for i in range(self.count):
- *             w = <bytes>self.words[i]
- *             m = len(w)             # <<<<<<<<<<<<<<
- *             if p + m > n or memcmp(s + p, <const char*>w, m) != 0:
+*/
+  }
+
+  /* "pipelines/_tokens.pyx":113
+ *         if p >= n or not self.first[s[p]]:
+ *             return False
+ *         for i in range(self.count):             # <<<<<<<<<<<<<<
+ *             m = self.sizes[i]
+ *             if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:
+*/
+
+  __pyx_t_3 = __pyx_v_self->count;
+  __pyx_t_4 = __pyx_t_3;
+
+  for (__pyx_t_5 = 0; __pyx_t_5 < __pyx_t_4; __pyx_t_5+=1) {
+    __pyx_v_i = __pyx_t_5;
+
+    /* "pipelines/_tokens.pyx":114
+ *             return False
+ *         for i in range(self.count):
+ *             m = self.sizes[i]             # <<<<<<<<<<<<<<
+ *             if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:
  *                 continue
 */
-    if (unlikely(__pyx_v_w == Py_None)) {
-      PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-      __PYX_ERR(0, 97, __pyx_L1_error)
-    }
-    __pyx_t_5 = __Pyx_PyBytes_GET_SIZE(__pyx_v_w); if (unlikely(__pyx_t_5 == ((Py_ssize_t)-1))) __PYX_ERR(0, 97, __pyx_L1_error)
-    __pyx_v_m = __pyx_t_5;
+    __pyx_v_m = (__pyx_v_self->sizes[__pyx_v_i]);
 
-    /* "pipelines/_tokens.pyx":98
- *             w = <bytes>self.words[i]
- *             m = len(w)
- *             if p + m > n or memcmp(s + p, <const char*>w, m) != 0:             # <<<<<<<<<<<<<<
+    /* "pipelines/_tokens.pyx":115
+ *         for i in range(self.count):
+ *             m = self.sizes[i]
+ *             if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:             # <<<<<<<<<<<<<<
  *                 continue
  *             e = p + m
 */
-    __pyx_t_7 = ((__pyx_v_p + __pyx_v_m) > __pyx_v_n);
+    __pyx_t_2 = (((__pyx_v_self->words[__pyx_v_i])[0]) != (__pyx_v_s[__pyx_v_p]));
 
-    if (!__pyx_t_7) {
+    if (!__pyx_t_2) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_7;
+      __pyx_t_1 = __pyx_t_2;
 
-      goto __pyx_L6_bool_binop_done;
+      goto __pyx_L9_bool_binop_done;
     }
-    if (unlikely(__pyx_v_w == Py_None)) {
-      PyErr_SetString(PyExc_TypeError, "expected bytes, NoneType found");
-      __PYX_ERR(0, 98, __pyx_L1_error)
+    __pyx_t_2 = ((__pyx_v_p + __pyx_v_m) > __pyx_v_n);
+
+    if (!__pyx_t_2) {
+
+    } else {
+
+      __pyx_t_1 = __pyx_t_2;
+
+      goto __pyx_L9_bool_binop_done;
     }
-    __pyx_t_8 = __Pyx_PyBytes_AsString(__pyx_v_w); if (unlikely((!__pyx_t_8) && PyErr_Occurred())) __PYX_ERR(0, 98, __pyx_L1_error)
-    __pyx_t_7 = (memcmp((__pyx_v_s + __pyx_v_p), ((char const *)__pyx_t_8), __pyx_v_m) != 0);
+    __pyx_t_2 = (memcmp((__pyx_v_s + __pyx_v_p), (__pyx_v_self->words[__pyx_v_i]), __pyx_v_m) != 0);
 
 
+    __pyx_t_1 = __pyx_t_2;
 
-    __pyx_t_6 = __pyx_t_7;
-
-    __pyx_L6_bool_binop_done:;
-    if (__pyx_t_6) {
+    __pyx_L9_bool_binop_done:;
+    if (__pyx_t_1) {
 
 
-      /* "pipelines/_tokens.pyx":99
- *             m = len(w)
- *             if p + m > n or memcmp(s + p, <const char*>w, m) != 0:
+      /* "pipelines/_tokens.pyx":116
+ *             m = self.sizes[i]
+ *             if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:
  *                 continue             # <<<<<<<<<<<<<<
  *             e = p + m
  *             if follow == 0:
 */
-      goto __pyx_L3_continue;
+      goto __pyx_L6_continue;
 
-      /* "pipelines/_tokens.pyx":98
- *             w = <bytes>self.words[i]
- *             m = len(w)
- *             if p + m > n or memcmp(s + p, <const char*>w, m) != 0:             # <<<<<<<<<<<<<<
+      /* "pipelines/_tokens.pyx":115
+ *         for i in range(self.count):
+ *             m = self.sizes[i]
+ *             if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:             # <<<<<<<<<<<<<<
  *                 continue
  *             e = p + m
 */
     }
 
-    /* "pipelines/_tokens.pyx":100
- *             if p + m > n or memcmp(s + p, <const char*>w, m) != 0:
+    /* "pipelines/_tokens.pyx":117
+ *             if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:
  *                 continue
  *             e = p + m             # <<<<<<<<<<<<<<
  *             if follow == 0:
@@ -4431,19 +6437,19 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
 */
     __pyx_v_e = (__pyx_v_p + __pyx_v_m);
 
-    /* "pipelines/_tokens.pyx":101
+    /* "pipelines/_tokens.pyx":118
  *                 continue
  *             e = p + m
  *             if follow == 0:             # <<<<<<<<<<<<<<
  *                 return True
  *             if follow == 1 and (e == n or not _word_char(s[e])):
 */
-    __pyx_t_6 = (__pyx_v_follow == 0);
+    __pyx_t_1 = (__pyx_v_follow == 0);
 
-    if (__pyx_t_6) {
+    if (__pyx_t_1) {
 
 
-      /* "pipelines/_tokens.pyx":102
+      /* "pipelines/_tokens.pyx":119
  *             e = p + m
  *             if follow == 0:
  *                 return True             # <<<<<<<<<<<<<<
@@ -4456,7 +6462,7 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
       }
       goto __pyx_L0;
 
-      /* "pipelines/_tokens.pyx":101
+      /* "pipelines/_tokens.pyx":118
  *                 continue
  *             e = p + m
  *             if follow == 0:             # <<<<<<<<<<<<<<
@@ -4465,43 +6471,43 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
 */
     }
 
-    /* "pipelines/_tokens.pyx":103
+    /* "pipelines/_tokens.pyx":120
  *             if follow == 0:
  *                 return True
  *             if follow == 1 and (e == n or not _word_char(s[e])):             # <<<<<<<<<<<<<<
  *                 return True
  *             if follow == 2 and (e == n or s[e] == 47 or s[e] == 63 or (e == n - 1 and s[e] == 10)):
 */
-    __pyx_t_7 = (__pyx_v_follow == 1);
+    __pyx_t_2 = (__pyx_v_follow == 1);
 
-    if (__pyx_t_7) {
-
-    } else {
-
-      __pyx_t_6 = __pyx_t_7;
-
-      goto __pyx_L10_bool_binop_done;
-    }
-    __pyx_t_7 = (__pyx_v_e == __pyx_v_n);
-
-    if (!__pyx_t_7) {
+    if (__pyx_t_2) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_7;
+      __pyx_t_1 = __pyx_t_2;
 
-      goto __pyx_L10_bool_binop_done;
+      goto __pyx_L14_bool_binop_done;
     }
-    __pyx_t_7 = (!__pyx_f_9rankcrawl_9pipelines_7_tokens__word_char((__pyx_v_s[__pyx_v_e])));
+    __pyx_t_2 = (__pyx_v_e == __pyx_v_n);
+
+    if (!__pyx_t_2) {
+
+    } else {
+
+      __pyx_t_1 = __pyx_t_2;
+
+      goto __pyx_L14_bool_binop_done;
+    }
+    __pyx_t_2 = (!__pyx_f_9rankcrawl_9pipelines_7_tokens__word_char((__pyx_v_s[__pyx_v_e])));
 
 
-    __pyx_t_6 = __pyx_t_7;
+    __pyx_t_1 = __pyx_t_2;
 
-    __pyx_L10_bool_binop_done:;
-    if (__pyx_t_6) {
+    __pyx_L14_bool_binop_done:;
+    if (__pyx_t_1) {
 
 
-      /* "pipelines/_tokens.pyx":104
+      /* "pipelines/_tokens.pyx":121
  *                 return True
  *             if follow == 1 and (e == n or not _word_char(s[e])):
  *                 return True             # <<<<<<<<<<<<<<
@@ -4514,7 +6520,7 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
       }
       goto __pyx_L0;
 
-      /* "pipelines/_tokens.pyx":103
+      /* "pipelines/_tokens.pyx":120
  *             if follow == 0:
  *                 return True
  *             if follow == 1 and (e == n or not _word_char(s[e])):             # <<<<<<<<<<<<<<
@@ -4523,73 +6529,73 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
 */
     }
 
-    /* "pipelines/_tokens.pyx":105
+    /* "pipelines/_tokens.pyx":122
  *             if follow == 1 and (e == n or not _word_char(s[e])):
  *                 return True
  *             if follow == 2 and (e == n or s[e] == 47 or s[e] == 63 or (e == n - 1 and s[e] == 10)):             # <<<<<<<<<<<<<<
  *                 return True
  *         return False
 */
-    __pyx_t_7 = (__pyx_v_follow == 2);
+    __pyx_t_2 = (__pyx_v_follow == 2);
 
-    if (__pyx_t_7) {
-
-    } else {
-
-      __pyx_t_6 = __pyx_t_7;
-
-      goto __pyx_L14_bool_binop_done;
-    }
-    __pyx_t_7 = (__pyx_v_e == __pyx_v_n);
-
-    if (!__pyx_t_7) {
+    if (__pyx_t_2) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_7;
+      __pyx_t_1 = __pyx_t_2;
 
-      goto __pyx_L14_bool_binop_done;
+      goto __pyx_L18_bool_binop_done;
     }
-    __pyx_t_7 = ((__pyx_v_s[__pyx_v_e]) == 47);
+    __pyx_t_2 = (__pyx_v_e == __pyx_v_n);
 
-    if (!__pyx_t_7) {
+    if (!__pyx_t_2) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_7;
+      __pyx_t_1 = __pyx_t_2;
 
-      goto __pyx_L14_bool_binop_done;
+      goto __pyx_L18_bool_binop_done;
     }
-    __pyx_t_7 = ((__pyx_v_s[__pyx_v_e]) == 63);
+    __pyx_t_2 = ((__pyx_v_s[__pyx_v_e]) == 47);
 
-    if (!__pyx_t_7) {
+    if (!__pyx_t_2) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_7;
+      __pyx_t_1 = __pyx_t_2;
 
-      goto __pyx_L14_bool_binop_done;
+      goto __pyx_L18_bool_binop_done;
     }
-    __pyx_t_7 = (__pyx_v_e == (__pyx_v_n - 1));
+    __pyx_t_2 = ((__pyx_v_s[__pyx_v_e]) == 63);
 
-    if (__pyx_t_7) {
+    if (!__pyx_t_2) {
 
     } else {
 
-      __pyx_t_6 = __pyx_t_7;
+      __pyx_t_1 = __pyx_t_2;
 
-      goto __pyx_L14_bool_binop_done;
+      goto __pyx_L18_bool_binop_done;
     }
-    __pyx_t_7 = ((__pyx_v_s[__pyx_v_e]) == 10);
+    __pyx_t_2 = (__pyx_v_e == (__pyx_v_n - 1));
+
+    if (__pyx_t_2) {
+
+    } else {
+
+      __pyx_t_1 = __pyx_t_2;
+
+      goto __pyx_L18_bool_binop_done;
+    }
+    __pyx_t_2 = ((__pyx_v_s[__pyx_v_e]) == 10);
 
 
-    __pyx_t_6 = __pyx_t_7;
+    __pyx_t_1 = __pyx_t_2;
 
-    __pyx_L14_bool_binop_done:;
-    if (__pyx_t_6) {
+    __pyx_L18_bool_binop_done:;
+    if (__pyx_t_1) {
 
 
-      /* "pipelines/_tokens.pyx":106
+      /* "pipelines/_tokens.pyx":123
  *                 return True
  *             if follow == 2 and (e == n or s[e] == 47 or s[e] == 63 or (e == n - 1 and s[e] == 10)):
  *                 return True             # <<<<<<<<<<<<<<
@@ -4602,7 +6608,7 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
       }
       goto __pyx_L0;
 
-      /* "pipelines/_tokens.pyx":105
+      /* "pipelines/_tokens.pyx":122
  *             if follow == 1 and (e == n or not _word_char(s[e])):
  *                 return True
  *             if follow == 2 and (e == n or s[e] == 47 or s[e] == 63 or (e == n - 1 and s[e] == 10)):             # <<<<<<<<<<<<<<
@@ -4610,11 +6616,11 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
  *         return False
 */
     }
-    __pyx_L3_continue:;
+    __pyx_L6_continue:;
   }
 
 
-  /* "pipelines/_tokens.pyx":107
+  /* "pipelines/_tokens.pyx":124
  *             if follow == 2 and (e == n or s[e] == 47 or s[e] == 63 or (e == n - 1 and s[e] == 10)):
  *                 return True
  *         return False             # <<<<<<<<<<<<<<
@@ -4627,8 +6633,8 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
   }
   goto __pyx_L0;
 
-  /* "pipelines/_tokens.pyx":90
- *         self.count = len(self.words)
+  /* "pipelines/_tokens.pyx":107
+ *             self.first[self.words[i][0]] = True
  * 
  *     cdef inline bint at(self, const unsigned char* s, Py_ssize_t n, Py_ssize_t p, int follow) noexcept:             # <<<<<<<<<<<<<<
  *         """A word starts at ``p`` of ``s[:n]`` and is followed by: (``follow`` 0) anything, (1) no word
@@ -4636,17 +6642,11 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at(struct
 */
 
   /* function exit code */
-  __pyx_L1_error:;
-  __Pyx_XDECREF(__pyx_t_4);
-  __Pyx_WriteUnraisable("rankcrawl.pipelines._tokens.Words.at", __pyx_clineno, __pyx_lineno, __pyx_filename, 1, 0);
-  __pyx_r = 0;
   __pyx_L0:;
 
 
 
-  __Pyx_XDECREF(__pyx_v_w);
 
-  __Pyx_RefNannyFinishContext();
   return __pyx_r;
 }
 
@@ -4707,8 +6707,11 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
   PyObject *__pyx_t_1 = NULL;
   PyObject *__pyx_t_2 = NULL;
   PyObject *__pyx_t_3 = NULL;
-  int __pyx_t_4;
-  int __pyx_t_5;
+  PyObject *__pyx_t_4 = NULL;
+  PyObject *__pyx_t_5 = NULL;
+  PyObject *__pyx_t_6 = NULL;
+  int __pyx_t_7;
+  int __pyx_t_8;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
@@ -4718,7 +6721,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
  *     cdef object _dict
  *     cdef bint use_setstate
  *     with CRITICAL_SECTION(self):             # <<<<<<<<<<<<<<
- *         state = (self.count, self.words)
+ *         state = (self.count, self.first, self.kept, self.sizes, self.words)
  *         _dict = getattr(self, '__dict__', None)
 */
   {
@@ -4731,41 +6734,56 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
         /* "(tree fragment)":6
  *     cdef bint use_setstate
  *     with CRITICAL_SECTION(self):
- *         state = (self.count, self.words)             # <<<<<<<<<<<<<<
+ *         state = (self.count, self.first, self.kept, self.sizes, self.words)             # <<<<<<<<<<<<<<
  *         _dict = getattr(self, '__dict__', None)
  *     if _dict is not None and _dict:
 */
         __pyx_t_2 = PyLong_FromSsize_t(__pyx_v_self->count); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 6, __pyx_L4_error)
         __Pyx_GOTREF(__pyx_t_2);
-        __pyx_t_3 = PyTuple_New(2); if (unlikely(!__pyx_t_3)) __PYX_ERR(1, 6, __pyx_L4_error)
+        __pyx_t_3 = __Pyx_carray_to_py_bint(__pyx_v_self->first, 256); if (unlikely(!__pyx_t_3)) __PYX_ERR(1, 6, __pyx_L4_error)
         __Pyx_GOTREF(__pyx_t_3);
+        __pyx_t_4 = __Pyx_carray_to_py_Py_ssize_t(__pyx_v_self->sizes, 64); if (unlikely(!__pyx_t_4)) __PYX_ERR(1, 6, __pyx_L4_error)
+        __Pyx_GOTREF(__pyx_t_4);
+        __pyx_t_5 = __Pyx_carray_to_py_unsigned_char__const___2a_(__pyx_v_self->words, 64); if (unlikely(!__pyx_t_5)) __PYX_ERR(1, 6, __pyx_L4_error)
+        __Pyx_GOTREF(__pyx_t_5);
+        __pyx_t_6 = PyTuple_New(5); if (unlikely(!__pyx_t_6)) __PYX_ERR(1, 6, __pyx_L4_error)
+        __Pyx_GOTREF(__pyx_t_6);
         __Pyx_GIVEREF(__pyx_t_2);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_3, 0, __pyx_t_2) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
-        __Pyx_INCREF(__pyx_v_self->words);
-        __Pyx_GIVEREF(__pyx_v_self->words);
-        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_3, 1, __pyx_v_self->words) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 0, __pyx_t_2) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
+        __Pyx_GIVEREF(__pyx_t_3);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 1, __pyx_t_3) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
+        __Pyx_INCREF(__pyx_v_self->kept);
+        __Pyx_GIVEREF(__pyx_v_self->kept);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 2, __pyx_v_self->kept) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
+        __Pyx_GIVEREF(__pyx_t_4);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 3, __pyx_t_4) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
+        __Pyx_GIVEREF(__pyx_t_5);
+        if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 4, __pyx_t_5) != (0)) __PYX_ERR(1, 6, __pyx_L4_error);
         __pyx_t_2 = 0;
-        __pyx_v_state = ((PyObject*)__pyx_t_3);
         __pyx_t_3 = 0;
+        __pyx_t_4 = 0;
+        __pyx_t_5 = 0;
+        __pyx_v_state = ((PyObject*)__pyx_t_6);
+        __pyx_t_6 = 0;
 
         /* "(tree fragment)":7
  *     with CRITICAL_SECTION(self):
- *         state = (self.count, self.words)
+ *         state = (self.count, self.first, self.kept, self.sizes, self.words)
  *         _dict = getattr(self, '__dict__', None)             # <<<<<<<<<<<<<<
  *     if _dict is not None and _dict:
  *         state += (_dict,)
 */
-        __pyx_t_3 = __Pyx_GetAttr3(((PyObject *)__pyx_v_self), __pyx_mstate_global->__pyx_n_u_dict, Py_None); if (unlikely(!__pyx_t_3)) __PYX_ERR(1, 7, __pyx_L4_error)
-        __Pyx_GOTREF(__pyx_t_3);
-        __pyx_v__dict = __pyx_t_3;
-        __pyx_t_3 = 0;
+        __pyx_t_6 = __Pyx_GetAttr3(((PyObject *)__pyx_v_self), __pyx_mstate_global->__pyx_n_u_dict, Py_None); if (unlikely(!__pyx_t_6)) __PYX_ERR(1, 7, __pyx_L4_error)
+        __Pyx_GOTREF(__pyx_t_6);
+        __pyx_v__dict = __pyx_t_6;
+        __pyx_t_6 = 0;
       }
 
       /* "(tree fragment)":5
  *     cdef object _dict
  *     cdef bint use_setstate
  *     with CRITICAL_SECTION(self):             # <<<<<<<<<<<<<<
- *         state = (self.count, self.words)
+ *         state = (self.count, self.first, self.kept, self.sizes, self.words)
  *         _dict = getattr(self, '__dict__', None)
 */
       /*finally:*/ {
@@ -4783,27 +6801,27 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
   }
 
   /* "(tree fragment)":8
- *         state = (self.count, self.words)
+ *         state = (self.count, self.first, self.kept, self.sizes, self.words)
  *         _dict = getattr(self, '__dict__', None)
  *     if _dict is not None and _dict:             # <<<<<<<<<<<<<<
  *         state += (_dict,)
  *         use_setstate = True
 */
-  __pyx_t_5 = (__pyx_v__dict != Py_None);
-  if (__pyx_t_5) {
+  __pyx_t_8 = (__pyx_v__dict != Py_None);
+  if (__pyx_t_8) {
 
   } else {
 
-    __pyx_t_4 = __pyx_t_5;
+    __pyx_t_7 = __pyx_t_8;
 
     goto __pyx_L7_bool_binop_done;
   }
-  __pyx_t_5 = __Pyx_PyObject_IsTrue(__pyx_v__dict); if (unlikely((__pyx_t_5 < 0))) __PYX_ERR(1, 8, __pyx_L1_error)
+  __pyx_t_8 = __Pyx_PyObject_IsTrue(__pyx_v__dict); if (unlikely((__pyx_t_8 < 0))) __PYX_ERR(1, 8, __pyx_L1_error)
 
-  __pyx_t_4 = __pyx_t_5;
+  __pyx_t_7 = __pyx_t_8;
 
   __pyx_L7_bool_binop_done:;
-  if (__pyx_t_4) {
+  if (__pyx_t_7) {
 
 
     /* "(tree fragment)":9
@@ -4818,23 +6836,23 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
     __Pyx_INCREF(__pyx_v__dict);
     __Pyx_GIVEREF(__pyx_v__dict);
     if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, __pyx_v__dict) != (0)) __PYX_ERR(1, 9, __pyx_L1_error);
-    __pyx_t_3 = PyNumber_InPlaceAdd(__pyx_v_state, __pyx_t_1); if (unlikely(!__pyx_t_3)) __PYX_ERR(1, 9, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_3);
+    __pyx_t_6 = PyNumber_InPlaceAdd(__pyx_v_state, __pyx_t_1); if (unlikely(!__pyx_t_6)) __PYX_ERR(1, 9, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
     __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
-    __Pyx_DECREF_SET(__pyx_v_state, ((PyObject*)__pyx_t_3));
-    __pyx_t_3 = 0;
+    __Pyx_DECREF_SET(__pyx_v_state, ((PyObject*)__pyx_t_6));
+    __pyx_t_6 = 0;
 
     /* "(tree fragment)":10
  *     if _dict is not None and _dict:
  *         state += (_dict,)
  *         use_setstate = True             # <<<<<<<<<<<<<<
  *     else:
- *         use_setstate = self.words is not None
+ *         use_setstate = self.kept is not None
 */
     __pyx_v_use_setstate = 1;
 
     /* "(tree fragment)":8
- *         state = (self.count, self.words)
+ *         state = (self.count, self.first, self.kept, self.sizes, self.words)
  *         _dict = getattr(self, '__dict__', None)
  *     if _dict is not None and _dict:             # <<<<<<<<<<<<<<
  *         state += (_dict,)
@@ -4846,114 +6864,114 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
   /* "(tree fragment)":12
  *         use_setstate = True
  *     else:
- *         use_setstate = self.words is not None             # <<<<<<<<<<<<<<
+ *         use_setstate = self.kept is not None             # <<<<<<<<<<<<<<
  *     if use_setstate:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, None), state
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, None), state
 */
   /*else*/ {
-    __pyx_t_4 = (__pyx_v_self->words != ((PyObject*)Py_None));
-    __pyx_v_use_setstate = __pyx_t_4;
+    __pyx_t_7 = (__pyx_v_self->kept != ((PyObject*)Py_None));
+    __pyx_v_use_setstate = __pyx_t_7;
   }
   __pyx_L6:;
 
   /* "(tree fragment)":13
  *     else:
- *         use_setstate = self.words is not None
+ *         use_setstate = self.kept is not None
  *     if use_setstate:             # <<<<<<<<<<<<<<
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, None), state
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, None), state
  *     else:
 */
   if (__pyx_v_use_setstate) {
 
     /* "(tree fragment)":14
- *         use_setstate = self.words is not None
+ *         use_setstate = self.kept is not None
  *     if use_setstate:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, None), state             # <<<<<<<<<<<<<<
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, None), state             # <<<<<<<<<<<<<<
  *     else:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, state)
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, state)
 */
-    __Pyx_GetModuleGlobalName(__pyx_t_3, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_Words); if (unlikely(!__pyx_t_3)) __PYX_ERR(1, 14, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_3);
+    __Pyx_GetModuleGlobalName(__pyx_t_6, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_Words); if (unlikely(!__pyx_t_6)) __PYX_ERR(1, 14, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
     __pyx_t_1 = PyTuple_New(3); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 14, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_INCREF(((PyObject *)Py_TYPE(((PyObject *)__pyx_v_self))));
     __Pyx_GIVEREF(((PyObject *)Py_TYPE(((PyObject *)__pyx_v_self))));
     if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, ((PyObject *)Py_TYPE(((PyObject *)__pyx_v_self)))) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
-    __Pyx_INCREF(__pyx_mstate_global->__pyx_int_220608530);
-    __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_220608530);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_mstate_global->__pyx_int_220608530) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
+    __Pyx_INCREF(__pyx_mstate_global->__pyx_int_40352643);
+    __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_40352643);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_mstate_global->__pyx_int_40352643) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
     __Pyx_INCREF(Py_None);
     __Pyx_GIVEREF(Py_None);
     if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 2, Py_None) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
-    __pyx_t_2 = PyTuple_New(3); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 14, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_2);
-    __Pyx_GIVEREF(__pyx_t_3);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 0, __pyx_t_3) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
+    __pyx_t_5 = PyTuple_New(3); if (unlikely(!__pyx_t_5)) __PYX_ERR(1, 14, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_5);
+    __Pyx_GIVEREF(__pyx_t_6);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 0, __pyx_t_6) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_1);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 1, __pyx_t_1) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 1, __pyx_t_1) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
     __Pyx_INCREF(__pyx_v_state);
     __Pyx_GIVEREF(__pyx_v_state);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_2, 2, __pyx_v_state) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
-    __pyx_t_3 = 0;
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_5, 2, __pyx_v_state) != (0)) __PYX_ERR(1, 14, __pyx_L1_error);
+    __pyx_t_6 = 0;
     __pyx_t_1 = 0;
     {
       PyObject *__pyx_temp;
       {
         __pyx_temp = __pyx_r;
-        __pyx_r = __pyx_t_2;
+        __pyx_r = __pyx_t_5;
       }
       __Pyx_XDECREF(__pyx_temp);
     }
-    __pyx_t_2 = 0;
+    __pyx_t_5 = 0;
     goto __pyx_L0;
 
     /* "(tree fragment)":13
  *     else:
- *         use_setstate = self.words is not None
+ *         use_setstate = self.kept is not None
  *     if use_setstate:             # <<<<<<<<<<<<<<
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, None), state
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, None), state
  *     else:
 */
   }
 
   /* "(tree fragment)":16
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, None), state
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, None), state
  *     else:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, state)             # <<<<<<<<<<<<<<
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, state)             # <<<<<<<<<<<<<<
  * def __setstate_cython__(self, __pyx_state):
  *     __pyx_unpickle_Words__set_state(self, __pyx_state)
 */
   /*else*/ {
-    __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_Words); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 16, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_2);
+    __Pyx_GetModuleGlobalName(__pyx_t_5, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_Words); if (unlikely(!__pyx_t_5)) __PYX_ERR(1, 16, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_5);
     __pyx_t_1 = PyTuple_New(3); if (unlikely(!__pyx_t_1)) __PYX_ERR(1, 16, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_1);
     __Pyx_INCREF(((PyObject *)Py_TYPE(((PyObject *)__pyx_v_self))));
     __Pyx_GIVEREF(((PyObject *)Py_TYPE(((PyObject *)__pyx_v_self))));
     if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 0, ((PyObject *)Py_TYPE(((PyObject *)__pyx_v_self)))) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
-    __Pyx_INCREF(__pyx_mstate_global->__pyx_int_220608530);
-    __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_220608530);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_mstate_global->__pyx_int_220608530) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
+    __Pyx_INCREF(__pyx_mstate_global->__pyx_int_40352643);
+    __Pyx_GIVEREF(__pyx_mstate_global->__pyx_int_40352643);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 1, __pyx_mstate_global->__pyx_int_40352643) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
     __Pyx_INCREF(__pyx_v_state);
     __Pyx_GIVEREF(__pyx_v_state);
     if (__Pyx_PyTuple_SET_ITEM(__pyx_t_1, 2, __pyx_v_state) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
-    __pyx_t_3 = PyTuple_New(2); if (unlikely(!__pyx_t_3)) __PYX_ERR(1, 16, __pyx_L1_error)
-    __Pyx_GOTREF(__pyx_t_3);
-    __Pyx_GIVEREF(__pyx_t_2);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_3, 0, __pyx_t_2) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
+    __pyx_t_6 = PyTuple_New(2); if (unlikely(!__pyx_t_6)) __PYX_ERR(1, 16, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_GIVEREF(__pyx_t_5);
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 0, __pyx_t_5) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
     __Pyx_GIVEREF(__pyx_t_1);
-    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_3, 1, __pyx_t_1) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
-    __pyx_t_2 = 0;
+    if (__Pyx_PyTuple_SET_ITEM(__pyx_t_6, 1, __pyx_t_1) != (0)) __PYX_ERR(1, 16, __pyx_L1_error);
+    __pyx_t_5 = 0;
     __pyx_t_1 = 0;
     {
       PyObject *__pyx_temp;
       {
         __pyx_temp = __pyx_r;
-        __pyx_r = __pyx_t_3;
+        __pyx_r = __pyx_t_6;
       }
       __Pyx_XDECREF(__pyx_temp);
     }
-    __pyx_t_3 = 0;
+    __pyx_t_6 = 0;
     goto __pyx_L0;
   }
 
@@ -4968,6 +6986,9 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
   __Pyx_XDECREF(__pyx_t_1);
   __Pyx_XDECREF(__pyx_t_2);
   __Pyx_XDECREF(__pyx_t_3);
+  __Pyx_XDECREF(__pyx_t_4);
+  __Pyx_XDECREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_6);
   __Pyx_AddTraceback("rankcrawl.pipelines._tokens.Words.__reduce_cython__", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = NULL;
   __pyx_L0:;
@@ -4981,7 +7002,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_2__reduce_cython
 
 /* "(tree fragment)":17
  *     else:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, state)
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, state)
  * def __setstate_cython__(self, __pyx_state):             # <<<<<<<<<<<<<<
  *     __pyx_unpickle_Words__set_state(self, __pyx_state)
 */
@@ -5082,7 +7103,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_4__setstate_cyth
   __Pyx_RefNannySetupContext("__setstate_cython__", 0);
 
   /* "(tree fragment)":18
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, state)
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, state)
  * def __setstate_cython__(self, __pyx_state):
  *     __pyx_unpickle_Words__set_state(self, __pyx_state)             # <<<<<<<<<<<<<<
 */
@@ -5100,7 +7121,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_4__setstate_cyth
 
   /* "(tree fragment)":17
  *     else:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, state)
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, state)
  * def __setstate_cython__(self, __pyx_state):             # <<<<<<<<<<<<<<
  *     __pyx_unpickle_Words__set_state(self, __pyx_state)
 */
@@ -5119,7 +7140,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_5Words_4__setstate_cyth
   return __pyx_r;
 }
 
-/* "pipelines/_tokens.pyx":110
+/* "pipelines/_tokens.pyx":127
  * 
  * 
  * cdef inline bint _word_char(unsigned char c) noexcept:             # <<<<<<<<<<<<<<
@@ -5132,7 +7153,7 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens__word_char(unsig
   int __pyx_t_1;
   int __pyx_t_2;
 
-  /* "pipelines/_tokens.pyx":111
+  /* "pipelines/_tokens.pyx":128
  * 
  * cdef inline bint _word_char(unsigned char c) noexcept:
  *     return 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95             # <<<<<<<<<<<<<<
@@ -5186,7 +7207,7 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens__word_char(unsig
   }
   goto __pyx_L0;
 
-  /* "pipelines/_tokens.pyx":110
+  /* "pipelines/_tokens.pyx":127
  * 
  * 
  * cdef inline bint _word_char(unsigned char c) noexcept:             # <<<<<<<<<<<<<<
@@ -5200,7 +7221,7 @@ static CYTHON_INLINE int __pyx_f_9rankcrawl_9pipelines_7_tokens__word_char(unsig
   return __pyx_r;
 }
 
-/* "pipelines/_tokens.pyx":114
+/* "pipelines/_tokens.pyx":131
  * 
  * 
  * def href_words(Words account, Words social, Words taxonomy, str lower):             # <<<<<<<<<<<<<<
@@ -5251,44 +7272,44 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_account,&__pyx_mstate_global->__pyx_n_u_social,&__pyx_mstate_global->__pyx_n_u_taxonomy,&__pyx_mstate_global->__pyx_n_u_lower,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 114, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 131, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 114, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 131, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 114, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 131, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 114, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 131, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 114, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 131, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "href_words", 0) < (0)) __PYX_ERR(0, 114, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "href_words", 0) < (0)) __PYX_ERR(0, 131, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("href_words", 1, 4, 4, i); __PYX_ERR(0, 114, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("href_words", 1, 4, 4, i); __PYX_ERR(0, 131, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 4)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 114, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 131, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 114, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 131, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 114, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 131, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 114, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 131, __pyx_L3_error)
     }
     __pyx_v_account = ((struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *)values[0]);
     __pyx_v_social = ((struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *)values[1]);
@@ -5297,7 +7318,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("href_words", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 114, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("href_words", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 131, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -5308,10 +7329,10 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_account), __pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, 1, "account", 0))) __PYX_ERR(0, 114, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_social), __pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, 1, "social", 0))) __PYX_ERR(0, 114, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_taxonomy), __pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, 1, "taxonomy", 0))) __PYX_ERR(0, 114, __pyx_L1_error)
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_lower), (&PyUnicode_Type), 1, "lower", 1))) __PYX_ERR(0, 114, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_account), __pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, 1, "account", 0))) __PYX_ERR(0, 131, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_social), __pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, 1, "social", 0))) __PYX_ERR(0, 131, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_taxonomy), __pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, 1, "taxonomy", 0))) __PYX_ERR(0, 131, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_lower), (&PyUnicode_Type), 1, "lower", 1))) __PYX_ERR(0, 131, __pyx_L1_error)
   __pyx_r = __pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(__pyx_self, __pyx_v_account, __pyx_v_social, __pyx_v_taxonomy, __pyx_v_lower);
 
   /* function exit code */
@@ -5354,7 +7375,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("href_words", 0);
 
-  /* "pipelines/_tokens.pyx":117
+  /* "pipelines/_tokens.pyx":134
  *     """(account, social, taxonomy) of a lower-cased ASCII ``href``: an ``account`` word between word
  *     boundaries, a ``social`` word anywhere, a ``taxonomy`` word after ``/`` and before ``/``, ``?`` or the end."""
  *     cdef const unsigned char* s = <const unsigned char*>PyUnicode_DATA(lower)             # <<<<<<<<<<<<<<
@@ -5363,7 +7384,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
   __pyx_v_s = ((unsigned char const *)PyUnicode_DATA(__pyx_v_lower));
 
-  /* "pipelines/_tokens.pyx":118
+  /* "pipelines/_tokens.pyx":135
  *     boundaries, a ``social`` word anywhere, a ``taxonomy`` word after ``/`` and before ``/``, ``?`` or the end."""
  *     cdef const unsigned char* s = <const unsigned char*>PyUnicode_DATA(lower)
  *     cdef Py_ssize_t p, n = len(lower)             # <<<<<<<<<<<<<<
@@ -5372,12 +7393,12 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
   if (unlikely(__pyx_v_lower == Py_None)) {
     PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
-    __PYX_ERR(0, 118, __pyx_L1_error)
+    __PYX_ERR(0, 135, __pyx_L1_error)
   }
-  __pyx_t_1 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_lower); if (unlikely(__pyx_t_1 == ((Py_ssize_t)-1))) __PYX_ERR(0, 118, __pyx_L1_error)
+  __pyx_t_1 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_lower); if (unlikely(__pyx_t_1 == ((Py_ssize_t)-1))) __PYX_ERR(0, 135, __pyx_L1_error)
   __pyx_v_n = __pyx_t_1;
 
-  /* "pipelines/_tokens.pyx":119
+  /* "pipelines/_tokens.pyx":136
  *     cdef const unsigned char* s = <const unsigned char*>PyUnicode_DATA(lower)
  *     cdef Py_ssize_t p, n = len(lower)
  *     cdef bint a = False, so = False, t = False             # <<<<<<<<<<<<<<
@@ -5388,7 +7409,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
   __pyx_v_so = 0;
   __pyx_v_t = 0;
 
-  /* "pipelines/_tokens.pyx":120
+  /* "pipelines/_tokens.pyx":137
  *     cdef Py_ssize_t p, n = len(lower)
  *     cdef bint a = False, so = False, t = False
  *     for p in range(n):             # <<<<<<<<<<<<<<
@@ -5402,7 +7423,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
   for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
     __pyx_v_p = __pyx_t_3;
 
-    /* "pipelines/_tokens.pyx":121
+    /* "pipelines/_tokens.pyx":138
  *     cdef bint a = False, so = False, t = False
  *     for p in range(n):
  *         if not a and _word_char(s[p]) and (p == 0 or not _word_char(s[p - 1])) and account.at(s, n, p, 1):             # <<<<<<<<<<<<<<
@@ -5457,7 +7478,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
     if (__pyx_t_4) {
 
 
-      /* "pipelines/_tokens.pyx":122
+      /* "pipelines/_tokens.pyx":139
  *     for p in range(n):
  *         if not a and _word_char(s[p]) and (p == 0 or not _word_char(s[p - 1])) and account.at(s, n, p, 1):
  *             a = True             # <<<<<<<<<<<<<<
@@ -5466,7 +7487,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
       __pyx_v_a = 1;
 
-      /* "pipelines/_tokens.pyx":121
+      /* "pipelines/_tokens.pyx":138
  *     cdef bint a = False, so = False, t = False
  *     for p in range(n):
  *         if not a and _word_char(s[p]) and (p == 0 or not _word_char(s[p - 1])) and account.at(s, n, p, 1):             # <<<<<<<<<<<<<<
@@ -5475,7 +7496,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
     }
 
-    /* "pipelines/_tokens.pyx":123
+    /* "pipelines/_tokens.pyx":140
  *         if not a and _word_char(s[p]) and (p == 0 or not _word_char(s[p - 1])) and account.at(s, n, p, 1):
  *             a = True
  *         if not so and social.at(s, n, p, 0):             # <<<<<<<<<<<<<<
@@ -5501,7 +7522,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
     if (__pyx_t_4) {
 
 
-      /* "pipelines/_tokens.pyx":124
+      /* "pipelines/_tokens.pyx":141
  *             a = True
  *         if not so and social.at(s, n, p, 0):
  *             so = True             # <<<<<<<<<<<<<<
@@ -5510,7 +7531,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
       __pyx_v_so = 1;
 
-      /* "pipelines/_tokens.pyx":123
+      /* "pipelines/_tokens.pyx":140
  *         if not a and _word_char(s[p]) and (p == 0 or not _word_char(s[p - 1])) and account.at(s, n, p, 1):
  *             a = True
  *         if not so and social.at(s, n, p, 0):             # <<<<<<<<<<<<<<
@@ -5519,7 +7540,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
     }
 
-    /* "pipelines/_tokens.pyx":125
+    /* "pipelines/_tokens.pyx":142
  *         if not so and social.at(s, n, p, 0):
  *             so = True
  *         if not t and s[p] == 47 and taxonomy.at(s, n, p + 1, 2):             # <<<<<<<<<<<<<<
@@ -5555,7 +7576,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
     if (__pyx_t_4) {
 
 
-      /* "pipelines/_tokens.pyx":126
+      /* "pipelines/_tokens.pyx":143
  *             so = True
  *         if not t and s[p] == 47 and taxonomy.at(s, n, p + 1, 2):
  *             t = True             # <<<<<<<<<<<<<<
@@ -5563,7 +7584,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
 */
       __pyx_v_t = 1;
 
-      /* "pipelines/_tokens.pyx":125
+      /* "pipelines/_tokens.pyx":142
  *         if not so and social.at(s, n, p, 0):
  *             so = True
  *         if not t and s[p] == 47 and taxonomy.at(s, n, p + 1, 2):             # <<<<<<<<<<<<<<
@@ -5574,25 +7595,25 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
   }
 
 
-  /* "pipelines/_tokens.pyx":127
+  /* "pipelines/_tokens.pyx":144
  *         if not t and s[p] == 47 and taxonomy.at(s, n, p + 1, 2):
  *             t = True
  *     return float(a), float(so), float(t)             # <<<<<<<<<<<<<<
 */
-  __pyx_t_6 = PyFloat_FromDouble(((double)__pyx_v_a)); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 127, __pyx_L1_error)
+  __pyx_t_6 = PyFloat_FromDouble(((double)__pyx_v_a)); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 144, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_6);
-  __pyx_t_7 = PyFloat_FromDouble(((double)__pyx_v_so)); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 127, __pyx_L1_error)
+  __pyx_t_7 = PyFloat_FromDouble(((double)__pyx_v_so)); if (unlikely(!__pyx_t_7)) __PYX_ERR(0, 144, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_7);
-  __pyx_t_8 = PyFloat_FromDouble(((double)__pyx_v_t)); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 127, __pyx_L1_error)
+  __pyx_t_8 = PyFloat_FromDouble(((double)__pyx_v_t)); if (unlikely(!__pyx_t_8)) __PYX_ERR(0, 144, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_8);
-  __pyx_t_9 = PyTuple_New(3); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 127, __pyx_L1_error)
+  __pyx_t_9 = PyTuple_New(3); if (unlikely(!__pyx_t_9)) __PYX_ERR(0, 144, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_9);
   __Pyx_GIVEREF(__pyx_t_6);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 0, __pyx_t_6) != (0)) __PYX_ERR(0, 127, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 0, __pyx_t_6) != (0)) __PYX_ERR(0, 144, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_7);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 1, __pyx_t_7) != (0)) __PYX_ERR(0, 127, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 1, __pyx_t_7) != (0)) __PYX_ERR(0, 144, __pyx_L1_error);
   __Pyx_GIVEREF(__pyx_t_8);
-  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 2, __pyx_t_8) != (0)) __PYX_ERR(0, 127, __pyx_L1_error);
+  if (__Pyx_PyTuple_SET_ITEM(__pyx_t_9, 2, __pyx_t_8) != (0)) __PYX_ERR(0, 144, __pyx_L1_error);
   __pyx_t_6 = 0;
   __pyx_t_7 = 0;
   __pyx_t_8 = 0;
@@ -5607,7 +7628,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
   __pyx_t_9 = 0;
   goto __pyx_L0;
 
-  /* "pipelines/_tokens.pyx":114
+  /* "pipelines/_tokens.pyx":131
  * 
  * 
  * def href_words(Words account, Words social, Words taxonomy, str lower):             # <<<<<<<<<<<<<<
@@ -5640,7 +7661,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_2href_words(CYTHON_UNUS
  *     int __Pyx_UpdateUnpickledDict(object, object, Py_ssize_t) except -1
  * def __pyx_unpickle_Words(__pyx_type, long __pyx_checksum, tuple __pyx_state):             # <<<<<<<<<<<<<<
  *     cdef object __pyx_result
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')
 */
 
 /* Python wrapper */
@@ -5772,16 +7793,16 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_4__pyx_unpickle_Words(C
   /* "(tree fragment)":6
  * def __pyx_unpickle_Words(__pyx_type, long __pyx_checksum, tuple __pyx_state):
  *     cdef object __pyx_result
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')             # <<<<<<<<<<<<<<
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')             # <<<<<<<<<<<<<<
  *     __pyx_result = Words.__new__(__pyx_type)
  *     if __pyx_state is not None:
 */
-  __pyx_t_1 = __Pyx_CheckUnpickleChecksum(__pyx_v___pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, __pyx_k_count_words); if (unlikely(__pyx_t_1 == ((int)-1))) __PYX_ERR(1, 6, __pyx_L1_error)
+  __pyx_t_1 = __Pyx_CheckUnpickleChecksum(__pyx_v___pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, __pyx_k_count_first_kept_sizes_words); if (unlikely(__pyx_t_1 == ((int)-1))) __PYX_ERR(1, 6, __pyx_L1_error)
 
 
   /* "(tree fragment)":7
  *     cdef object __pyx_result
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')
  *     __pyx_result = Words.__new__(__pyx_type)             # <<<<<<<<<<<<<<
  *     if __pyx_state is not None:
  *         __pyx_unpickle_Words__set_state(<Words> __pyx_result, __pyx_state)
@@ -5800,7 +7821,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_4__pyx_unpickle_Words(C
   __pyx_t_2 = 0;
 
   /* "(tree fragment)":8
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')
  *     __pyx_result = Words.__new__(__pyx_type)
  *     if __pyx_state is not None:             # <<<<<<<<<<<<<<
  *         __pyx_unpickle_Words__set_state(<Words> __pyx_result, __pyx_state)
@@ -5826,7 +7847,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_4__pyx_unpickle_Words(C
     __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
     /* "(tree fragment)":8
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')
  *     __pyx_result = Words.__new__(__pyx_type)
  *     if __pyx_state is not None:             # <<<<<<<<<<<<<<
  *         __pyx_unpickle_Words__set_state(<Words> __pyx_result, __pyx_state)
@@ -5839,7 +7860,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_4__pyx_unpickle_Words(C
  *         __pyx_unpickle_Words__set_state(<Words> __pyx_result, __pyx_state)
  *     return __pyx_result             # <<<<<<<<<<<<<<
  * cdef __pyx_unpickle_Words__set_state(Words __pyx_result, __pyx_state: tuple):
- *     __pyx_result.count = __pyx_state[0]; __pyx_result.words = __pyx_state[1]
+ *     __pyx_result.count = __pyx_state[0]; __pyx_result.first = __pyx_state[1]; __pyx_result.kept = __pyx_state[2]; __pyx_result.sizes = __pyx_state[3]; __pyx_result.words = __pyx_state[4]
 */
   {
     PyObject *__pyx_temp;
@@ -5857,7 +7878,7 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_4__pyx_unpickle_Words(C
  *     int __Pyx_UpdateUnpickledDict(object, object, Py_ssize_t) except -1
  * def __pyx_unpickle_Words(__pyx_type, long __pyx_checksum, tuple __pyx_state):             # <<<<<<<<<<<<<<
  *     cdef object __pyx_result
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')
 */
 
   /* function exit code */
@@ -5877,16 +7898,19 @@ static PyObject *__pyx_pf_9rankcrawl_9pipelines_7_tokens_4__pyx_unpickle_Words(C
  *         __pyx_unpickle_Words__set_state(<Words> __pyx_result, __pyx_state)
  *     return __pyx_result
  * cdef __pyx_unpickle_Words__set_state(Words __pyx_result, __pyx_state: tuple):             # <<<<<<<<<<<<<<
- *     __pyx_result.count = __pyx_state[0]; __pyx_result.words = __pyx_state[1]
- *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 2)
+ *     __pyx_result.count = __pyx_state[0]; __pyx_result.first = __pyx_state[1]; __pyx_result.kept = __pyx_state[2]; __pyx_result.sizes = __pyx_state[3]; __pyx_result.words = __pyx_state[4]
+ *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 5)
 */
 
 static PyObject *__pyx_f_9rankcrawl_9pipelines_7_tokens___pyx_unpickle_Words__set_state(struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *__pyx_v___pyx_result, PyObject *__pyx_v___pyx_state) {
   PyObject *__pyx_r = NULL;
   __Pyx_RefNannyDeclarations
   Py_ssize_t __pyx_t_1;
-  PyObject *__pyx_t_2 = NULL;
-  int __pyx_t_3;
+  int __pyx_t_2[256];
+  PyObject *__pyx_t_3 = NULL;
+  Py_ssize_t __pyx_t_4[64];
+  unsigned char const *__pyx_t_5[64];
+  int __pyx_t_6;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
@@ -5895,40 +7919,49 @@ static PyObject *__pyx_f_9rankcrawl_9pipelines_7_tokens___pyx_unpickle_Words__se
   /* "(tree fragment)":12
  *     return __pyx_result
  * cdef __pyx_unpickle_Words__set_state(Words __pyx_result, __pyx_state: tuple):
- *     __pyx_result.count = __pyx_state[0]; __pyx_result.words = __pyx_state[1]             # <<<<<<<<<<<<<<
- *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 2)
+ *     __pyx_result.count = __pyx_state[0]; __pyx_result.first = __pyx_state[1]; __pyx_result.kept = __pyx_state[2]; __pyx_result.sizes = __pyx_state[3]; __pyx_result.words = __pyx_state[4]             # <<<<<<<<<<<<<<
+ *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 5)
 */
   __pyx_t_1 = __Pyx_PyIndex_AsSsize_t(__Pyx_PyTuple_GET_ITEM(__pyx_v___pyx_state, 0)); if (unlikely((__pyx_t_1 == (Py_ssize_t)-1) && PyErr_Occurred())) __PYX_ERR(1, 12, __pyx_L1_error)
   __pyx_v___pyx_result->count = __pyx_t_1;
-  __pyx_t_2 = __Pyx_PyTuple_GET_ITEM(__pyx_v___pyx_state, 1);
-  __Pyx_INCREF(__pyx_t_2);
-  if (!(likely(PyList_CheckExact(__pyx_t_2))||((__pyx_t_2) == Py_None) || __Pyx_RaiseUnexpectedTypeError("list", __pyx_t_2))) __PYX_ERR(1, 12, __pyx_L1_error)
-  __Pyx_GIVEREF(__pyx_t_2);
-  __Pyx_GOTREF(__pyx_v___pyx_result->words);
-  __Pyx_DECREF_SET(__pyx_v___pyx_result->words, ((PyObject*)__pyx_t_2));
-  __pyx_t_2 = 0;
+  if (unlikely((__Pyx_carray_from_py_bint(__Pyx_PyTuple_GET_ITEM(__pyx_v___pyx_state, 1), __pyx_t_2, 256) < 0))) __PYX_ERR(1, 12, __pyx_L1_error)
+  memcpy(&(__pyx_v___pyx_result->first[0]), __pyx_t_2, sizeof(__pyx_v___pyx_result->first[0]) * (256));
+
+  __pyx_t_3 = __Pyx_PyTuple_GET_ITEM(__pyx_v___pyx_state, 2);
+  __Pyx_INCREF(__pyx_t_3);
+  if (!(likely(PyList_CheckExact(__pyx_t_3))||((__pyx_t_3) == Py_None) || __Pyx_RaiseUnexpectedTypeError("list", __pyx_t_3))) __PYX_ERR(1, 12, __pyx_L1_error)
+  __Pyx_GIVEREF(__pyx_t_3);
+  __Pyx_GOTREF(__pyx_v___pyx_result->kept);
+  __Pyx_DECREF_SET(__pyx_v___pyx_result->kept, ((PyObject*)__pyx_t_3));
+  __pyx_t_3 = 0;
+  if (unlikely((__Pyx_carray_from_py_Py_ssize_t(__Pyx_PyTuple_GET_ITEM(__pyx_v___pyx_state, 3), __pyx_t_4, 64) < 0))) __PYX_ERR(1, 12, __pyx_L1_error)
+  memcpy(&(__pyx_v___pyx_result->sizes[0]), __pyx_t_4, sizeof(__pyx_v___pyx_result->sizes[0]) * (64));
+
+  if (unlikely((__Pyx_carray_from_py_unsigned_char__const___2a_(__Pyx_PyTuple_GET_ITEM(__pyx_v___pyx_state, 4), __pyx_t_5, 64) < 0))) __PYX_ERR(1, 12, __pyx_L1_error)
+  memcpy(&(__pyx_v___pyx_result->words[0]), __pyx_t_5, sizeof(__pyx_v___pyx_result->words[0]) * (64));
+
 
   /* "(tree fragment)":13
  * cdef __pyx_unpickle_Words__set_state(Words __pyx_result, __pyx_state: tuple):
- *     __pyx_result.count = __pyx_state[0]; __pyx_result.words = __pyx_state[1]
- *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 2)             # <<<<<<<<<<<<<<
+ *     __pyx_result.count = __pyx_state[0]; __pyx_result.first = __pyx_state[1]; __pyx_result.kept = __pyx_state[2]; __pyx_result.sizes = __pyx_state[3]; __pyx_result.words = __pyx_state[4]
+ *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 5)             # <<<<<<<<<<<<<<
 */
-  __pyx_t_3 = __Pyx_UpdateUnpickledDict(((PyObject *)__pyx_v___pyx_result), __pyx_v___pyx_state, 2); if (unlikely(__pyx_t_3 == ((int)-1))) __PYX_ERR(1, 13, __pyx_L1_error)
+  __pyx_t_6 = __Pyx_UpdateUnpickledDict(((PyObject *)__pyx_v___pyx_result), __pyx_v___pyx_state, 5); if (unlikely(__pyx_t_6 == ((int)-1))) __PYX_ERR(1, 13, __pyx_L1_error)
 
 
   /* "(tree fragment)":11
  *         __pyx_unpickle_Words__set_state(<Words> __pyx_result, __pyx_state)
  *     return __pyx_result
  * cdef __pyx_unpickle_Words__set_state(Words __pyx_result, __pyx_state: tuple):             # <<<<<<<<<<<<<<
- *     __pyx_result.count = __pyx_state[0]; __pyx_result.words = __pyx_state[1]
- *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 2)
+ *     __pyx_result.count = __pyx_state[0]; __pyx_result.first = __pyx_state[1]; __pyx_result.kept = __pyx_state[2]; __pyx_result.sizes = __pyx_state[3]; __pyx_result.words = __pyx_state[4]
+ *     __Pyx_UpdateUnpickledDict(__pyx_result, __pyx_state, 5)
 */
 
   /* function exit code */
   __pyx_r = Py_None; __Pyx_INCREF(Py_None);
   goto __pyx_L0;
   __pyx_L1_error:;
-  __Pyx_XDECREF(__pyx_t_2);
+  __Pyx_XDECREF(__pyx_t_3);
   __Pyx_AddTraceback("rankcrawl.pipelines._tokens.__pyx_unpickle_Words__set_state", __pyx_clineno, __pyx_lineno, __pyx_filename);
   __pyx_r = 0;
   __pyx_L0:;
@@ -5948,7 +7981,7 @@ static PyObject *__pyx_tp_new__initialisation_9rankcrawl_9pipelines_7_tokens_Wor
 ) {
   struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *p = ((struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *)o);
   p->__pyx_vtab = __pyx_vtabptr_9rankcrawl_9pipelines_7_tokens_Words;
-  p->words = ((PyObject*)Py_None); Py_INCREF(Py_None);
+  p->kept = ((PyObject*)Py_None); Py_INCREF(Py_None);
   return o;
 }
 
@@ -6010,7 +8043,7 @@ static void __pyx_tp_dealloc_9rankcrawl_9pipelines_7_tokens_Words(PyObject *o) {
   }
   #endif
   PyObject_GC_UnTrack(o);
-  Py_CLEAR(p->words);
+  Py_CLEAR(p->kept);
   PyTypeObject *tp = Py_TYPE(o);
   #if CYTHON_USE_TYPE_SLOTS
   (*tp->tp_free)(o);
@@ -6032,8 +8065,8 @@ static int __pyx_tp_traverse_9rankcrawl_9pipelines_7_tokens_Words(PyObject *o, v
     e = __Pyx_call_type_traverse(o, 1, v, a);
     if (e) return e;
   }
-  if (p->words) {
-    e = (*v)(p->words, a); if (e) return e;
+  if (p->kept) {
+    e = (*v)(p->kept, a); if (e) return e;
   }
   return 0;
 }
@@ -6041,8 +8074,8 @@ static int __pyx_tp_traverse_9rankcrawl_9pipelines_7_tokens_Words(PyObject *o, v
 static int __pyx_tp_clear_9rankcrawl_9pipelines_7_tokens_Words(PyObject *o) {
   PyObject* tmp;
   struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *p = (struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *)o;
-  tmp = ((PyObject*)p->words);
-  p->words = ((PyObject*)Py_None); Py_INCREF(Py_None);
+  tmp = ((PyObject*)p->kept);
+  p->kept = ((PyObject*)Py_None); Py_INCREF(Py_None);
   Py_XDECREF(tmp);
   return 0;
 }
@@ -6055,7 +8088,7 @@ static PyMethodDef __pyx_methods_9rankcrawl_9pipelines_7_tokens_Words[] = {
 #if CYTHON_USE_TYPE_SPECS
 static PyType_Slot __pyx_type_9rankcrawl_9pipelines_7_tokens_Words_slots[] = {
   {Py_tp_dealloc, (void *)__pyx_tp_dealloc_9rankcrawl_9pipelines_7_tokens_Words},
-  {Py_tp_doc, (void *)PyDoc_STR("A fixed list of lower-case ASCII words.")},
+  {Py_tp_doc, (void *)PyDoc_STR("A fixed list of lower-case ASCII words (at most ``MAX_WORDS``), as C strings.")},
   {Py_tp_traverse, (void *)__pyx_tp_traverse_9rankcrawl_9pipelines_7_tokens_Words},
   {Py_tp_clear, (void *)__pyx_tp_clear_9rankcrawl_9pipelines_7_tokens_Words},
   {Py_tp_methods, (void *)__pyx_methods_9rankcrawl_9pipelines_7_tokens_Words},
@@ -6098,7 +8131,7 @@ static PyTypeObject __pyx_type_9rankcrawl_9pipelines_7_tokens_Words = {
   0, /*tp_setattro*/
   0, /*tp_as_buffer*/
   Py_TPFLAGS_DEFAULT|Py_TPFLAGS_HAVE_VERSION_TAG|Py_TPFLAGS_BASETYPE|Py_TPFLAGS_HAVE_GC, /*tp_flags*/
-  PyDoc_STR("A fixed list of lower-case ASCII words."), /*tp_doc*/
+  PyDoc_STR("A fixed list of lower-case ASCII words (at most ``MAX_WORDS``), as C strings."), /*tp_doc*/
   __pyx_tp_traverse_9rankcrawl_9pipelines_7_tokens_Words, /*tp_traverse*/
   __pyx_tp_clear_9rankcrawl_9pipelines_7_tokens_Words, /*tp_clear*/
   0, /*tp_richcompare*/
@@ -6211,14 +8244,14 @@ static int __Pyx_modinit_Exttype___pyx_obj_9rankcrawl_9pipelines_7_tokens_Words(
   __pyx_vtabptr_9rankcrawl_9pipelines_7_tokens_Words = &__pyx_vtable_9rankcrawl_9pipelines_7_tokens_Words;
   __pyx_vtable_9rankcrawl_9pipelines_7_tokens_Words.at = (int (*)(struct __pyx_obj_9rankcrawl_9pipelines_7_tokens_Words *, unsigned char const *, Py_ssize_t, Py_ssize_t, int))__pyx_f_9rankcrawl_9pipelines_7_tokens_5Words_at;
   #if CYTHON_USE_TYPE_SPECS
-  __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words = (PyTypeObject *) __Pyx_PyType_FromModuleAndSpec(__pyx_m, &__pyx_type_9rankcrawl_9pipelines_7_tokens_Words_spec, NULL); if (unlikely(!__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words)) __PYX_ERR(0, 80, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words = (PyTypeObject *) __Pyx_PyType_FromModuleAndSpec(__pyx_m, &__pyx_type_9rankcrawl_9pipelines_7_tokens_Words_spec, NULL); if (unlikely(!__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words)) __PYX_ERR(0, 83, __pyx_L1_error)
   #else
   __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words = &__pyx_type_9rankcrawl_9pipelines_7_tokens_Words;
   #endif
   #if !CYTHON_COMPILING_IN_LIMITED_API
   #endif
   #if !CYTHON_USE_TYPE_SPECS
-  if (__Pyx_PyType_Ready(__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 80, __pyx_L1_error)
+  if (__Pyx_PyType_Ready(__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 83, __pyx_L1_error)
   #endif
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount((PyObject*)__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words);
@@ -6228,9 +8261,9 @@ static int __Pyx_modinit_Exttype___pyx_obj_9rankcrawl_9pipelines_7_tokens_Words(
     __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words->tp_getattro = PyObject_GenericGetAttr;
   }
   #endif
-  if (__Pyx_SetVtable(__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, __pyx_vtabptr_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 80, __pyx_L1_error)
-  if (PyObject_SetAttr(__pyx_m, __pyx_mstate_global->__pyx_n_u_Words, (PyObject *) __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 80, __pyx_L1_error)
-  if (__Pyx_setup_reduce((PyObject *) __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 80, __pyx_L1_error)
+  if (__Pyx_SetVtable(__pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, __pyx_vtabptr_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 83, __pyx_L1_error)
+  if (PyObject_SetAttr(__pyx_m, __pyx_mstate_global->__pyx_n_u_Words, (PyObject *) __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 83, __pyx_L1_error)
+  if (__Pyx_setup_reduce((PyObject *) __pyx_mstate->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words) < (0)) __PYX_ERR(0, 83, __pyx_L1_error)
   __Pyx_RefNannyFinishContext();
   return 0;
   __pyx_L1_error:;
@@ -6576,7 +8609,7 @@ __Pyx_RefNannySetupContext("PyInit__tokens", 0);
 
   /* "(tree fragment)":17
  *     else:
- *         return __pyx_unpickle_Words, (type(self), 0xd263812, state)
+ *         return __pyx_unpickle_Words, (type(self), 0x267bb83, state)
  * def __setstate_cython__(self, __pyx_state):             # <<<<<<<<<<<<<<
  *     __pyx_unpickle_Words__set_state(self, __pyx_state)
 */
@@ -6588,19 +8621,19 @@ __Pyx_RefNannySetupContext("PyInit__tokens", 0);
   if (__Pyx_SetItemOnTypeDict(__pyx_mstate_global->__pyx_ptype_9rankcrawl_9pipelines_7_tokens_Words, __pyx_mstate_global->__pyx_n_u_setstate_cython, __pyx_t_2) < (0)) __PYX_ERR(1, 17, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "pipelines/_tokens.pyx":114
+  /* "pipelines/_tokens.pyx":131
  * 
  * 
  * def href_words(Words account, Words social, Words taxonomy, str lower):             # <<<<<<<<<<<<<<
  *     """(account, social, taxonomy) of a lower-cased ASCII ``href``: an ``account`` word between word
  *     boundaries, a ``social`` word anywhere, a ``taxonomy`` word after ``/`` and before ``/``, ``?`` or the end."""
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9rankcrawl_9pipelines_7_tokens_3href_words, 0, __pyx_mstate_global->__pyx_n_u_href_words, NULL, __pyx_mstate_global->__pyx_n_u_rankcrawl_pipelines__tokens, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 114, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9rankcrawl_9pipelines_7_tokens_3href_words, 0, __pyx_mstate_global->__pyx_n_u_href_words, NULL, __pyx_mstate_global->__pyx_n_u_rankcrawl_pipelines__tokens, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 131, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_href_words, __pyx_t_2) < (0)) __PYX_ERR(0, 114, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_href_words, __pyx_t_2) < (0)) __PYX_ERR(0, 131, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
   /* "(tree fragment)":4
@@ -6608,7 +8641,7 @@ __Pyx_RefNannySetupContext("PyInit__tokens", 0);
  *     int __Pyx_UpdateUnpickledDict(object, object, Py_ssize_t) except -1
  * def __pyx_unpickle_Words(__pyx_type, long __pyx_checksum, tuple __pyx_state):             # <<<<<<<<<<<<<<
  *     cdef object __pyx_result
- *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0xd263812, 0x974f8c1, 0x1852cb1, b'count, words')
+ *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x267bb83, 0xd855ce1, 0x70ed307, b'count, first, kept, sizes, words')
 */
   __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_9rankcrawl_9pipelines_7_tokens_5__pyx_unpickle_Words, 0, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_Words, NULL, __pyx_mstate_global->__pyx_n_u_rankcrawl_pipelines__tokens, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[4])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 4, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
@@ -6663,7 +8696,11 @@ __Pyx_RefNannySetupContext("PyInit__tokens", 0);
 /* #### Code section: cached_builtins ### */
 
 static int __Pyx_InitCachedBuiltins(__pyx_mstatetype *__pyx_mstate) {
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
+  __pyx_builtin_enumerate = __Pyx_GetBuiltinName(__pyx_mstate->__pyx_n_u_enumerate); if (!__pyx_builtin_enumerate) __PYX_ERR(1, 105, __pyx_L1_error)
 
   /* Cached unbound methods */
   __pyx_mstate->__pyx_umethod_PyDict_Type_get.type = (PyObject*)&PyDict_Type;
@@ -6677,6 +8714,8 @@ static int __Pyx_InitCachedBuiltins(__pyx_mstatetype *__pyx_mstate) {
   __pyx_mstate->__pyx_umethod_PyUnicode_Type__isascii.type = (PyObject*)(&PyUnicode_Type);
   __pyx_mstate->__pyx_umethod_PyUnicode_Type__isascii.method_name = &__pyx_mstate->__pyx_n_u_isascii;
   return 0;
+  __pyx_L1_error:;
+  return -1;
 }
 /* #### Code section: cached_constants ### */
 
@@ -6695,41 +8734,41 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{15},{1},{179},{1},{8},{7},{6},{2},{9},{21},{5},{23},{25},{20},{12},{8},{8},{12},{8},{10},{8},{7},{14},{12},{11},{10},{20},{14},{12},{10},{17},{13},{12},{12},{19},{8},{5},{13},{1},{7},{5},{18},{1},{18},{6},{5},{3},{10},{1},{7},{5},{1},{1},{5},{11},{6},{5},{4},{5},{1},{7},{1},{3},{27},{1},{4},{10},{2},{6},{5},{1},{8},{5},{11},{6},{12},{6},{5}};
-    const struct { const unsigned int length: 9; } bytes_length_index[] = {{11},{55},{211},{106},{394}};
+    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{15},{1},{179},{1},{8},{16},{7},{6},{2},{9},{21},{5},{23},{25},{20},{12},{8},{8},{12},{8},{10},{8},{7},{14},{12},{11},{10},{20},{14},{12},{10},{17},{13},{12},{12},{19},{8},{5},{13},{1},{7},{5},{18},{1},{18},{6},{9},{5},{3},{10},{1},{7},{5},{1},{1},{5},{11},{6},{5},{4},{5},{1},{7},{1},{3},{27},{1},{4},{10},{2},{6},{5},{1},{8},{5},{11},{6},{12},{6},{5}};
+    const struct { const unsigned int length: 9; } bytes_length_index[] = {{11},{55},{211},{118},{394}};
     #ifndef CYTHON_COMPRESS_STRINGS
       #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1067 bytes) */
-static const char cstring[] = "x\332}R\277S\343F\024F\306\200\0238\300>r$\271\"2\206#\231$N\37050\223\"\003\334\335\220\346\006\0037d\270\271\323\254Vk[X\226,\355\n\354I\nJ\227[n\271\245J\225.]R\252T\311\237\220?!oe0\227\271$\232\321\356\333}o\277\367\276\357\275oY@\210^\017P\243M\\\366\335\257o<Ft\326DL?\354\261\246\347\3526\325-\342\330&\t\020#NO\247,\2601#\201\nr\365\343W\307?n\357m\353\310\265\364\200\\\022\314\250NC\023;\210RBu\257\256\233\241\3550\333\325Y\257ChU\377\255\256\367\274Pw\t\261t\346\351\035\210\373\370\001k\022W\247\204)C_G\256\3531\304l\3175\340\271\3556\326u\313\016 \211}E\324\353\327\310\241\244\372\016Y\226\001\201\304\262)2\035B\\\2656\260MG\226\325\261;\300\300%\364\047\203y-\342\322j\247\327=\367\002\213fK\3250\002b\205\230\0308\243l\030\017\327P\010\205\374\217\016\3038\356u\341\177\t\022\030oH\227\235\220\272a\334\227I\224\337R\036\370\352\241\213\325\336x\200\200\257\215\354\014\243\355Y\241\223\335\270\250=\332\311\265\332\240,\0037\tn\321\260=:\005\204\206\016\033\331\3678\312Tb\216\254\320\355\330\270\005hY\315\243\273+\246h+@?D\316C\216{\216\306\047l\307\027\244\253\016@z\\\027\375\250\372\177\021\203\021\312\0368\333\324\300^\340\205\320k\202\020\306^\3502D\261m#\332s\261\355U\307^\212\261\352\206\001b\260\000ab\"\014M\301\236E\3520\213\024\024k\006 \353\265\"dCK\025\210\315H\233^\266\034d\022\047[\214:\202Y\313L\352x\327$h#\332R?u\275\016q\r\304:\035\257\023 \267\205\003t\355T\3073P\275\237\001\0307\247\016\234 +\002\211\251G=l\303<)\212\214\241\256\347z\355^\026\232-F\3409\320\213\216\005\356\220\222\261\032W\310\t\t\315j\275\321\322|En\310\327Q\371F\273\313\177#\374D\3779\236\035\3742l%\265\2234\377\224\357\210\202\324d1\315\317\334\374\311wE9-\254K?*\304\363\003\224\346g\373\0337\332_\323\023S\225deo0?DC?\315?\027[\002\t0J\374\007\321\212\340i\241?\325\177\313\313|#-\314\366\267\373\001_\342\027\302W\260rU\222h3:\215sq%>\033|=\334\030\356\017kC\3636w\273v\313\222\323\213\344\342}\362\376C\362\001%\310J\254F\322h\246s\213\\\033\001Q\276\312\353\342\020\240&""\345\226\304\220j\256\310\213\217Ij\034q**\342T\346\345Qt\030\371\361d\274\025\233\203\334\2402\250\215p\200\302\016\327 \366\255(\213\0359%k\022\001\245\302\304\347\317\025\327\"x~\027g\300\277\260\310g\270/\246\205\023\225\225\030W\375s\376J,\211ZZ(q\210\\\346\376\035,L\354\312\365(\223\313O\013\013\311\302\013iE\345h7\376~p>\334\277\373\347M\r2\225&\246\226\271#\313J\245\317T\361s\375\303\276\377\3000\344G\300\217\3125I!-\260[\0269qoh\002\370>\201\007\311\334\212\254\306Z\\T\245\254\361P\354\253\252\346\372G\374\200\243\2640\337or,Jb[\004\262$7\345Y\3644\323B\213\237\305\376X\261=\276\311O@\255\025\310\327\225AT\212\266\"\023\364\332\214O\007\332\240\010\212\235\016\265\377\250`\241\377\207X\205\236\207\362@^\306\232\312}\3207\025\207y\330r \217\322\232\027\225\261\000]\253\200\332\252+\252k$\332H\027\227\370~\272\370\214\233\000\275\"^f\367\010\246l:B\351\322W\220\344\177}_\212)Q\023\246\314\311\027\221\246\216\263r\033\002f\"?\003\276[\374\202\203\034O\240_\373\217\306;\230\276\345h\022\222\303\004\354\362\362\337\256#~e";
-    PyObject *data = __Pyx_DecompressString(cstring, 1067, 1);
+    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1094 bytes) */
+static const char cstring[] = "x\332}R\275S\343F\024G\306\200\0238\300>r\\rEd\014G2I\234\000\346`&E\206\217\273!\315\r\006n\310ps\247YIk[X\226,\355\n\354I\nJ\225[n\271\245J\225.]R\252T\311\237\220?!oe0\227\311\207f\264\373\366}\377~\357}C}\214\325\206\217\232\035\354\320o\177y\353R\254\322\026\242\352A\237\266\\G\265\210jb\333\322\261\217(\266\373*\241\276eP\354K\047G=~}\374Cm\267\246\"\307T}|\211\rJT\022\350\206\215\010\301Du\033\252\036X6\265\034\225\366\273\230T\325_\033j\337\rT\007cS\245\256\332\005\277O\003h\013;*\301T\n\352:r\034\227\"j\271\216\006\341\226\323\\WM\313\207\"\326\025\226\321o\220Mp\365=2M\r\03414\335q\tU_\325\324k\3277\211i\021\244\333\030;\362l\032\026\031If\327\352\002\"\007\223\0375\352\266\261C\252\335~\357\\FdGU\323|l\006\006\326\214\214\002M{PCc\004\372y4h\332q\277\007\377!P\242\275\305=z\202\033\232v\3376\226vSZ\340k\004\216!\357\346C\n\370:\310\312rt\\3\2603\215\203:\243\033_\313\013\332\322\214\0266\332$\350\214^>&\201MG\362}\036)JrGR\340t-\243\r\331\262\236G\272+*a\313\204^\200\354\207\032\367\030\265\177\240\035+pO>\000\364\270/\362I\367\377B\006\305\204>`\266\210f\270\276\033\300\3541B\206\341\006\016E\304\260,D\372\216a\271\325\261\225\030\206\234\206\006dP\037\031XG\006\014\305pM\230\\\320\311\366\256\001KJ\200\272\226\017\374f\263\265`\2662\233Eq\207\\\266m\244c;;\264\006\202%\314Db\273\327\330\357 \322\226?q\334.v4D\273]\267\353#\247m\370\350\332\256\216\227\241z\277\014\260\207v\003\300\231\270\201\200k\342\022\327\260`\321$VJQ\317u\334N?s\315\016\315wm\030J\327\004s@\360\230\226+d\007\230d\275\336(i\276\"6\304\233\250|\243\334\345\277\346^\242\376\024\317\016~\036\266\223\372I\232\177\312\266yA(\242\230\346gn\376`;\274\234\026\326\205\027\025\342\371\001J\363\263\341\306\215\362\347\364\304T%Y\331\035\314\017\321\320K\363/\370\026G\034\204\022\373\236\267#\010-\204S\341;Vf\033ia6\254\205>[b\027\334\223i\305\252\300\321ft\032\347\342J|6\370j\2701\334\033\326\207\372m\356v\355\226&\247\027\311\305\207\344\303\307\344#J\220\231\230\315\244\331J\347\026\2312JD""\330*k\360\003H5)\266\204\001\245\346\212\254\370X\244\316\020#\274\302OE^\034E\007\221\027O\306[\261>\310\r*\203\372(\017@\330f\n\370\276\343e\276-\246D] \200T\230\370\374\205\304Z\004\313o\374L<\217\226\242\363\370pP\030\346\207{ia\221\3150\217Os;*Kb\256\302s\366\232/\361zZ(1\210Zf\336\035\034\224\277\022\313\221\"=\274\264\260\220,\274\024fT\216v\342\357\006\347\303\275\273\277k\352P\26541\265\314lQ\226\214}&\201\314\205\007\241\367\2006`G\200\225\2105A\240, ]\3469~/(\034\260?\201\200dnETc%.\312V\326X\300\367dWs\341\021\333g(-\314\207-f\360\022\257q_\224\304\2468\213\236f\274(\361\263\330\033\263\267\3136\331\t0\267\002\365z\302\217J\321V\244\003w\233\361\351@\031\024\201\275\323\241\362\037\035,\204\277\363U\230\177 \366\305e\254\310\332\373\241.1\314\303\225\003z$\357\254(\205\005\230`\005\230\227\023\222\023\304\321F\272\270\304\366\322\305gL\207\324+\3740\323#\330\270\351\010\245K_B\221\377\265=\347S\274\316u\221\023/\201xx\316\212\0328\314D^\226\370n\361\013\006t<\201y\355=\n\357a\023\227\243I(\016\333\260\303\312\177\001Q/\214\326";
+    PyObject *data = __Pyx_DecompressString(cstring, 1094, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (1356 bytes) */
-static const char cstring[] = "\377(tree fr\377agment)?\377Note tha\377t Cython\377 is deli\377berately\377 stricte\375r!\001n PEP-\377484 and \377rejects \377subclass\377es of bu\377iltin ty\377pes. If \377you need\237 to p%\000%\tt\177hen set\200\000\377e \047annot\277ation_<\000i\177ng\047 dirb\000\373iv\242\000o Fal\377se.[add_\376&\000edisabl\367een\002\001gcis\336\004\003dpip\277\000ne\377s/_token\377s.pyxWor\373ds\000\002.__re\277duce_c\356\002_\311_\017\005\206\000s}\000\017\007__\327Pyx\001\000D\200 _N\377extRef__~\240\004e____d\026\001\336\006\000func\014\001geyt=\003\032\000main \001\337modul)\002na\315m\002\003ew9\001\224\000_c\377hecksum_\375_\n\001result\340\006\003A\004!\001\311!\033\003unp\307ickK\000\313\002/\003vt<\203!\212\001qual\\\005\335\004\231_\335\016\366\006ex\276\001\373 _\362\220\005s\263\010\372\020test\376\354\005is_coro\375u\351@eaacco\377untascii\377asyncio.\376\025\006sccline\375_\212 traceb\373ac\222@codeforees\257 hr\324 \345w\235Ai\320@A\001ite\377msjklabe\235l\000\002_fa\351`\013\002s\377lowermas\375k\000\001snopen\377_atppopr\377ankcrawl\365.\373F.\375Dssel\351f\347`s\000a\340 sos\347oci\315`\354Atta?xonomy\252b\257b\357_rol\211@pda\277teuse_\223ev\337alues\247\002\200\001\377\330\004#\2401\240F\250\377!\200\001\340\004\037\230q\377\320 0\260\013\270;\300\377k\320QR\330\004\023\220\3775\230\010\240\001\240\021\330\377\004\007\200|\2207\230!\377\330\010\047\240q\250\010\260\377\016\270a\330\004\013\2101\377\200\001\360\006\000\005#\320\377\"8\270\016\300a\300q\377\330\004\033\2303\230a\230~\006\000\022\220,\230k\2508\000\377\010\210\005\210U\220!\220\3771\330\010\013\2104\210r\277\220\024\220Z\230qS\001\240\377$\240e\2502\250S\260\377\002\260#\260T\270\032\300\3771\300A\300Q\300b\310\377\002\310%\310t\320SZ\377\320Z]\320]^\320^\377a\320ad\320dg\320\177gh\330\014\020\220\001C\003\177s\220$\220f\230CH\000\337\003\2403\240ch\000\014\021\373\220\021[\007Q\220a\220s\377\230#\230S\240\004\240H\377\250C\250q\260\003\2603\377\260b\270\002\270#\270Q\334B\003\300\0005""\220\001\216\000U\230\377!\2305\240\005\240Q\240\275a\320\000\010\000\n\033\350\001\021\356\250\000X\230T\375\000\010\020\220\377\007\220q\230\006\230l\250\375!\211!v\210W\220E\230\177\024\230Q\330\010\022\220\223 \377\027\220q\340\010\027\220t\357\2307\240\047\360\001\007\200q\377\330\010\017\320\017&\240d\377\250!\2507\260+\270W\327\300A\340\004\013Q\272 \022\000\337\005\027\220l\240Q\000\010\210}\t\271\001\014\210C\210q\332\005\367u\220H\335\000s\240%\2409st\000\333\000\027\230\002\201@\004\002\377\001\230\021\330\014\r\330\010\377\014\320\014\"\240.\260\001\375\260\367\000\022\220%\220u\230\375A\222\001\014\210H\220B\220\377a\330\010\016\210h\220c\377\230\022\2304\230r\240\022\277\2402\240T\250\023\207\"\001\337\260\026\260q\330\252%8\220\3272\220R\253 \"\315 x\240\177r\250\022\2503\250b\255 \1772\260S\270\001\270\021\257 \357S\300\001\330l\023\017\210{\373\230$\361@u\240B\240j}\260\232@\014\210B\210b\242Ae\016\004\000\002\234 \260A\220\021\005\001\177\017\210s\220#\220U\221B\376\262Ae\2501\330\020\024\220\277A\330\020\026\220b\332\000\"\327\230D\240\312Aa\343`\006\250\317a\330\024\031\344\000\000\031\020\030\377\230\005\230Q\230b\240\002\337\240&\250\001\330\014\000\013\240\1774\240q\250\007\250qT\002\257\340\020\025\220\242@\r\255@A\376\000\006\220[\240\001\240\027\250\375\003z\000\004\013\2107\220!";
-    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 1356, 1620);
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (1393 bytes) */
+static const char cstring[] = "\377(tree fr\377agment)?\377Note tha\377t Cython\377 is deli\377berately\377 stricte\375r!\001n PEP-\377484 and \377rejects \377subclass\377es of bu\377iltin ty\377pes. If \377you need\237 to p%\000%\tt\177hen set\200\000\377e \047annot\277ation_<\000i\177ng\047 dirb\000\373iv\242\000o Fal\377se.[add_\372&\000e\262\000most \37764 words\377disablee\275n\002\001gcis\004\003d\367pip\317\000nes/\377_tokens.\317pyxW.\001\000\002._\377_reduce_Mc\376\002__\017\005\226\000s\215\000\276\017\007__Pyx\001\000D\376\220 _NextRe\367f__\260\004e___\363_d\026\001\006\000func\316\014\001get=\003\032\000ma\373in \001moduln)\002nam\002\003ew9\001\376\224\000_checks\357um__\n\001res\007ult\006\003A\004!\001\331!\033\003?unpickK\000\313\002\346/\003vt\203!\212\001qua\311l\\\005\335\004_\335\016\366\006ex\224\276\001\213@_\220\005s\263\010\372\020t\367est\354\005is_c\357orou\371@eaa\377ccountas\377ciiasync\367io.\025\006sccl\357ine_\212 tra\337cebac\222@co\355d\267@um\363bfre\233es\270 hr\335 \327Bi\374\331@J\001itemsj\277klabel\000\002_\337facts\013\002sl\377owermask\376\000\001snopen_\377atppopra\377nkcrawl.\372\204f.\206dsself\177setdefa\351 ?sosoci\346`\365A\377ttaxonomyy\263b\270b_rol\222@\377pdateuse\375_\234evalues\376\203\204\002\200\001\330\004#\2401\377\240F\250!\200\001\340\004\377\037\230q\320 0\260\013\377\270;\300k\320QR\330\377\004\023\2205\230\010\240\001\377\240\021\330\004\007\200|\220\3777\230!\330\010\047\240q\377\250\010\260\016\270a\330\004\377\013\2101\200\001\360\006\000\377\005#\320\"8\270\016\300\377a\300q\330\004\033\2303\367\230a\230\006\000\022\220,\230\373k\2508\000\010\210\005\210U\377\220!\2201\330\010\013\210\3774\210r\220\024\220Z\230\375qS\001\240$\240e\2502\377\250S\260\002\260#\260T\377\270\032\3001\300A\300Q\377\300b\310\002\310%\310t\377\320SZ\320Z]\320]\377^\320^a\320ad\320\377dg\320gh\330\014\020\373\220\001C\003s\220$\220f\373\230CH\000\003\2403\240c\336h\000\014\021\220\021[\007Q\220\377a\220s\230#\230S\240\377\004\240H\250C\250q\260\377\003""\2603\260b\270\002\270\347#\270QB\003\300\0005\220\001\376\216\000U\230!\2305\240\005\357\240Q\240a\320\000\010\000\n\365\033\350\001\021\250\000X\230T\240\377\030\250\024\250W\260D\270\377\010\300\004\300A\330\010\020\377\220\007\220q\230\006\230l\373\250!\225!v\210W\220E\377\230\024\230Q\330\010\022\220\376\237 \027\220q\340\010\027\220\277t\2306\240\027\250\337 \007\377\200q\330\010\017\320\017&\377\240d\250!\2507\260+_\270W\300A\340\004\013Q\306 \177\022\000\005\027\220l\240Q\000\367\010\210\t\305\001\014\210C\210\335q\346\005u\220H\351\000s\240\347%\240st\000\347\000\027\230\002\374\215@\004\002\001\230\021\330\014\r\377\330\010\014\320\014\"\240.\367\260\001\260\203 \022\220%\220\367u\230A\222\001\014\210H\220\377B\220a\330\010\016\210h\377\220c\230\022\2304\230r\377\240\022\2402\240T\250\023~\223\"\001\260\026\260q\330\266%_8\2202\220R\267 \"\331 \377x\240r\250\022\2503\250\375b\271 2\260S\270\001\270\275\021\273 S\300\001\330l\023\017\357\210{\230$\375@u\240B\367\240j\260\246@\014\210B\210\225b\256A\016\004\000\002\234 \274A\220\375\021\005\001\017\210s\220#\220\371U\235B\276Ae\2501\330\020\377\024\220A\330\020\026\220b^\332\000\"\230D\240\326Aa\357`?\006\250a\330\024\031\344\000\000\031\377\020\030\230\005\230Q\230b\317\240\002\240&\366 \014\000\013\240\1774\240q\250\007\250qT\002\257\340\020\025\220\242@\r\255@A^\000\006\220[\240\001\245@\003z\000?\004\013\2107\220!";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 1393, 1657);
     #define __Pyx_DecompressString_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (1620 bytes) */
-static const char bytes[] = "(tree fragment)?Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.[add_notedisableenablegcisenabledpipelines/_tokens.pyxWordsWords.__reduce_cython__Words.__setstate_cython____Pyx_PyDict_NextRef__annotate____dict____func____getstate____main____module____name____new____pyx_checksum__pyx_result__pyx_state__pyx_type__pyx_unpickle_Words__pyx_vtable____qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___dict_is_coroutineaaccountasciiasyncio.coroutinesccline_in_tracebackencodefreesgethref_wordsiisasciiitemsjklabellabel_factslabelslowermaskmasksnopen_atppoprankcrawl.pipelines._tokenssselfsetdefaultsosocialstatettaxonomytokentoken_rolesupdateuse_setstatevalueswords\200\001\330\004#\2401\240F\250!\200\001\340\004\037\230q\320 0\260\013\270;\300k\320QR\330\004\023\2205\230\010\240\001\240\021\330\004\007\200|\2207\230!\330\010\047\240q\250\010\260\016\270a\330\004\013\2101\200\001\360\006\000\005#\320\"8\270\016\300a\300q\330\004\033\2303\230a\230q\330\004\022\220,\230k\250\021\330\004\010\210\005\210U\220!\2201\330\010\013\2104\210r\220\024\220Z\230q\240\001\240\021\240$\240e\2502\250S\260\002\260#\260T\270\032\3001\300A\300Q\300b\310\002\310%\310t\320SZ\320Z]\320]^\320^a\320ad\320dg\320gh\330\014\020\220\001\330\010\013\2104\210s\220$\220f\230C\230q\240\003\2403\240c\250\021\330\014\021\220\021\330\010\013\2104\210r\220\024\220Q\220a\220s\230#\230S\240\004\240H\250C\250q\260\003\2603\260b\270\002\270#\270Q\330\014\020\220\001\330\004\013\2105\220\001\220\024\220U\230!\2305\240\005\240Q\240a\200\001\360\010\000\n\033\230!\330\010\021\220\024\220X\230T\240\021\330\010\020\220\007\220q\230\006\230l\250!\330\004\007\200v\210W\220E\230\024\230Q\330\010\022\220!\330\010\027\220q\340\010\027\220t\2307\240\047\250\021\330\004\007\200q\330\010\017\320\017&\240d\250!\2507\260+\270W\300A\340\010\017\320""\017&\240d\250!\2507\260+\270Q\200\001\360\022\000\005\027\220l\240!\330\004\010\210\t\220\021\330\010\014\210C\210q\220\001\330\010\013\2104\210u\220H\230C\230s\240%\240s\250!\330\014\021\220\027\230\002\230!\330\014\021\220\027\230\001\230\021\330\014\r\330\010\014\320\014\"\240.\260\001\260\021\330\010\022\220%\220u\230A\230Q\330\010\014\210H\220B\220a\330\010\016\210h\220c\230\022\2304\230r\240\022\2402\240T\250\023\250C\250q\260\001\260\026\260q\330\014\021\220\021\330\010\013\2108\2202\220R\220s\230\"\230C\230x\240r\250\022\2503\250b\260\003\2602\260S\270\001\270\021\270#\270S\300\001\330\014\021\220\027\230\002\230!\330\014\021\220\027\230\001\230\021\330\014\r\330\010\017\210{\230$\230a\230u\240B\240j\260\001\330\010\014\210B\210b\220\001\330\010\016\210b\220\002\220!\330\014\020\220\001\220\021\220!\330\014\017\210s\220#\220U\230#\230S\240\003\2403\240e\2501\330\020\024\220A\330\020\026\220b\230\002\230\"\230D\240\003\2403\240a\240q\250\006\250a\330\024\031\230\021\330\020\026\220b\230\002\230\"\230D\240\003\2403\240a\240q\250\006\250a\330\024\031\230\021\330\020\030\230\005\230Q\230b\240\002\240&\250\001\330\020\030\230\013\2404\240q\250\007\250q\330\020\024\220A\340\020\025\220Q\330\010\r\210W\220A\220Q\330\010\r\210W\220A\220[\240\001\240\027\250\003\2501\330\004\013\2107\220!";
+    #else /* compression: none (1657 bytes) */
+static const char bytes[] = "(tree fragment)?Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.[add_noteat most 64 wordsdisableenablegcisenabledpipelines/_tokens.pyxWordsWords.__reduce_cython__Words.__setstate_cython____Pyx_PyDict_NextRef__annotate____dict____func____getstate____main____module____name____new____pyx_checksum__pyx_result__pyx_state__pyx_type__pyx_unpickle_Words__pyx_vtable____qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___dict_is_coroutineaaccountasciiasyncio.coroutinesccline_in_tracebackencodeenumeratefreesgethref_wordsiisasciiitemsjklabellabel_factslabelslowermaskmasksnopen_atppoprankcrawl.pipelines._tokenssselfsetdefaultsosocialstatettaxonomytokentoken_rolesupdateuse_setstatevalueswords\200\001\330\004#\2401\240F\250!\200\001\340\004\037\230q\320 0\260\013\270;\300k\320QR\330\004\023\2205\230\010\240\001\240\021\330\004\007\200|\2207\230!\330\010\047\240q\250\010\260\016\270a\330\004\013\2101\200\001\360\006\000\005#\320\"8\270\016\300a\300q\330\004\033\2303\230a\230q\330\004\022\220,\230k\250\021\330\004\010\210\005\210U\220!\2201\330\010\013\2104\210r\220\024\220Z\230q\240\001\240\021\240$\240e\2502\250S\260\002\260#\260T\270\032\3001\300A\300Q\300b\310\002\310%\310t\320SZ\320Z]\320]^\320^a\320ad\320dg\320gh\330\014\020\220\001\330\010\013\2104\210s\220$\220f\230C\230q\240\003\2403\240c\250\021\330\014\021\220\021\330\010\013\2104\210r\220\024\220Q\220a\220s\230#\230S\240\004\240H\250C\250q\260\003\2603\260b\270\002\270#\270Q\330\014\020\220\001\330\004\013\2105\220\001\220\024\220U\230!\2305\240\005\240Q\240a\200\001\360\010\000\n\033\230!\330\010\021\220\024\220X\230T\240\030\250\024\250W\260D\270\010\300\004\300A\330\010\020\220\007\220q\230\006\230l\250!\330\004\007\200v\210W\220E\230\024\230Q\330\010\022\220!\330\010\027\220q\340\010\027\220t\2306\240\027\250\001\330\004\007\200q""\330\010\017\320\017&\240d\250!\2507\260+\270W\300A\340\010\017\320\017&\240d\250!\2507\260+\270Q\200\001\360\022\000\005\027\220l\240!\330\004\010\210\t\220\021\330\010\014\210C\210q\220\001\330\010\013\2104\210u\220H\230C\230s\240%\240s\250!\330\014\021\220\027\230\002\230!\330\014\021\220\027\230\001\230\021\330\014\r\330\010\014\320\014\"\240.\260\001\260\021\330\010\022\220%\220u\230A\230Q\330\010\014\210H\220B\220a\330\010\016\210h\220c\230\022\2304\230r\240\022\2402\240T\250\023\250C\250q\260\001\260\026\260q\330\014\021\220\021\330\010\013\2108\2202\220R\220s\230\"\230C\230x\240r\250\022\2503\250b\260\003\2602\260S\270\001\270\021\270#\270S\300\001\330\014\021\220\027\230\002\230!\330\014\021\220\027\230\001\230\021\330\014\r\330\010\017\210{\230$\230a\230u\240B\240j\260\001\330\010\014\210B\210b\220\001\330\010\016\210b\220\002\220!\330\014\020\220\001\220\021\220!\330\014\017\210s\220#\220U\230#\230S\240\003\2403\240e\2501\330\020\024\220A\330\020\026\220b\230\002\230\"\230D\240\003\2403\240a\240q\250\006\250a\330\024\031\230\021\330\020\026\220b\230\002\230\"\230D\240\003\2403\240a\240q\250\006\250a\330\024\031\230\021\330\020\030\230\005\230Q\230b\240\002\240&\250\001\330\020\030\230\013\2404\240q\250\007\250q\330\020\024\220A\340\020\025\220Q\330\010\r\210W\220A\220Q\330\010\r\210W\220A\220[\240\001\240\027\250\003\2501\330\004\013\2107\220!";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
     #endif
     PyObject **stringtab = __pyx_mstate->__pyx_string_tab;
     Py_ssize_t pos = 0;
-    for (int i = 0; i < 79; i++) {
+    for (int i = 0; i < 81; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
-      if (likely(string) && i >= 11) PyUnicode_InternInPlace(&string);
+      if (likely(string) && i >= 12) PyUnicode_InternInPlace(&string);
       if (unlikely(!string)) {
         Py_XDECREF(data);
         __PYX_ERR(0, 1, __pyx_L1_error)
@@ -6737,8 +8776,8 @@ static const char bytes[] = "(tree fragment)?Note that Cython is deliberately st
       stringtab[i] = string;
       pos += bytes_length;
     }
-    for (int i = 79; i < 84; i++) {
-      Py_ssize_t bytes_length = bytes_length_index[i-79].length;
+    for (int i = 81; i < 86; i++) {
+      Py_ssize_t bytes_length = bytes_length_index[i-81].length;
       PyObject *string = PyBytes_FromStringAndSize(bytes + pos, bytes_length);
       stringtab[i] = string;
       pos += bytes_length;
@@ -6748,14 +8787,14 @@ static const char bytes[] = "(tree fragment)?Note that Cython is deliberately st
       }
     }
     Py_XDECREF(data);
-    for (Py_ssize_t i = 0; i < 84; i++) {
+    for (Py_ssize_t i = 0; i < 86; i++) {
       if (unlikely(PyObject_Hash(stringtab[i]) == -1)) {
         __PYX_ERR(0, 1, __pyx_L1_error)
       }
     }
     #if CYTHON_IMMORTAL_CONSTANTS
     {
-      PyObject **table = stringtab + 79;
+      PyObject **table = stringtab + 81;
       for (Py_ssize_t i=0; i<5; ++i) {
         #if PY_VERSION_HEX >= 0x030F0000
         PyUnstable_SetImmortal(table[i]);
@@ -6780,7 +8819,7 @@ static const char bytes[] = "(tree fragment)?Note that Cython is deliberately st
   {
     PyObject **numbertab = __pyx_mstate->__pyx_number_tab + 0;
     int8_t const cint_constants_1[] = {0,-1};
-    int32_t const cint_constants_4[] = {220608530L};
+    int32_t const cint_constants_4[] = {40352643L};
     for (int i = 0; i < 3; i++) {
       numbertab[i] = PyLong_FromLong((i < 2 ? cint_constants_1[i - 0] : cint_constants_4[i - 2]));
       if (unlikely(!numbertab[i])) __PYX_ERR(0, 1, __pyx_L1_error)
@@ -6823,7 +8862,7 @@ typedef struct {
     unsigned int num_kwonly_args : 1;
     unsigned int nlocals : 4;
     unsigned int flags : 10;
-    unsigned int first_line : 7;
+    unsigned int first_line : 8;
 } __Pyx_PyCode_New_function_description;
 #ifdef __cplusplus
 } /* anonymous namespace */
@@ -6850,7 +8889,7 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
   {
     const __Pyx_PyCode_New_function_description descr = {1, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 1};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_self, __pyx_mstate->__pyx_n_u_state, __pyx_mstate->__pyx_n_u_dict_2, __pyx_mstate->__pyx_n_u_use_setstate};
-    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_reduce_cython, __pyx_mstate->__pyx_kp_b_iso88591_XT_q_l_vWE_Q_q_t7_q_d_7_WA_d_7, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_reduce_cython, __pyx_mstate->__pyx_kp_b_iso88591_XT_WD_A_q_l_vWE_Q_q_t6_q_d_7_WA, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
   }
   {
     const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 2, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 17};
@@ -6858,7 +8897,7 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
     __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_setstate_cython, __pyx_mstate->__pyx_kp_b_iso88591_1F, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
   }
   {
-    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 10, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 114};
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 10, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 131};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_account, __pyx_mstate->__pyx_n_u_social, __pyx_mstate->__pyx_n_u_taxonomy, __pyx_mstate->__pyx_n_u_lower, __pyx_mstate->__pyx_n_u_s, __pyx_mstate->__pyx_n_u_p, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_a, __pyx_mstate->__pyx_n_u_so, __pyx_mstate->__pyx_n_u_t};
     __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_pipelines__tokens_pyx, __pyx_mstate->__pyx_n_u_href_words, __pyx_mstate->__pyx_kp_b_iso88591_8_aq_3aq_k_U_1_4r_Zq_e2S_T_1AQb, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
   }
@@ -6954,6 +8993,328 @@ end:
     Py_XDECREF(p);
     Py_XDECREF(m);
     return (__Pyx_RefNannyAPIStruct *)r;
+}
+#endif
+
+/* FastTypeChecks (used by GivenExceptionMatches) */
+#if CYTHON_COMPILING_IN_CPYTHON
+static int __Pyx_InBases(PyTypeObject *a, PyTypeObject *b) {
+    while (a) {
+        a = __Pyx_PyType_GetSlot(a, tp_base, PyTypeObject*);
+        if (a == b)
+            return 1;
+    }
+    return b == &PyBaseObject_Type;
+}
+static CYTHON_INLINE int __Pyx_IsSubtype(PyTypeObject *a, PyTypeObject *b) {
+    PyObject *mro;
+    if (a == b) return 1;
+    mro = a->tp_mro;
+    if (likely(mro)) {
+        Py_ssize_t i, n;
+        n = PyTuple_GET_SIZE(mro);
+        for (i = 0; i < n; i++) {
+            if (PyTuple_GET_ITEM(mro, i) == (PyObject *)b)
+                return 1;
+        }
+        return 0;
+    }
+    return __Pyx_InBases(a, b);
+}
+static CYTHON_INLINE int __Pyx_IsAnySubtype2(PyTypeObject *cls, PyTypeObject *a, PyTypeObject *b) {
+    PyObject *mro;
+    if (cls == a || cls == b) return 1;
+    mro = cls->tp_mro;
+    if (likely(mro)) {
+        Py_ssize_t i, n;
+        n = PyTuple_GET_SIZE(mro);
+        for (i = 0; i < n; i++) {
+            PyObject *base = PyTuple_GET_ITEM(mro, i);
+            if (base == (PyObject *)a || base == (PyObject *)b)
+                return 1;
+        }
+        return 0;
+    }
+    return __Pyx_InBases(cls, a) || __Pyx_InBases(cls, b);
+}
+#endif
+
+/* PyErrFetchRestore (used by GivenExceptionMatches) */
+#if CYTHON_FAST_THREAD_STATE
+static CYTHON_INLINE void __Pyx_ErrRestoreInState(PyThreadState *tstate, PyObject *type, PyObject *value, PyObject *tb) {
+#if PY_VERSION_HEX >= 0x030C00A6
+    PyObject *tmp_value;
+    assert(type == NULL || (value != NULL && type == (PyObject*) Py_TYPE(value)));
+    if (value) {
+        #if CYTHON_COMPILING_IN_CPYTHON
+        if (unlikely(((PyBaseExceptionObject*) value)->traceback != tb))
+        #endif
+            PyException_SetTraceback(value, tb);
+    }
+    tmp_value = tstate->current_exception;
+    tstate->current_exception = value;
+    Py_XDECREF(tmp_value);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+#else
+    PyObject *tmp_type, *tmp_value, *tmp_tb;
+    tmp_type = tstate->curexc_type;
+    tmp_value = tstate->curexc_value;
+    tmp_tb = tstate->curexc_traceback;
+    tstate->curexc_type = type;
+    tstate->curexc_value = value;
+    tstate->curexc_traceback = tb;
+    Py_XDECREF(tmp_type);
+    Py_XDECREF(tmp_value);
+    Py_XDECREF(tmp_tb);
+#endif
+}
+static CYTHON_INLINE void __Pyx_ErrFetchInState(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb) {
+#if PY_VERSION_HEX >= 0x030C00A6
+    PyObject* exc_value;
+    exc_value = tstate->current_exception;
+    tstate->current_exception = 0;
+    *value = exc_value;
+    *type = NULL;
+    *tb = NULL;
+    if (exc_value) {
+        *type = (PyObject*) Py_TYPE(exc_value);
+        Py_INCREF(*type);
+        #if CYTHON_COMPILING_IN_CPYTHON
+        *tb = ((PyBaseExceptionObject*) exc_value)->traceback;
+        Py_XINCREF(*tb);
+        #else
+        *tb = PyException_GetTraceback(exc_value);
+        #endif
+    }
+#else
+    *type = tstate->curexc_type;
+    *value = tstate->curexc_value;
+    *tb = tstate->curexc_traceback;
+    tstate->curexc_type = 0;
+    tstate->curexc_value = 0;
+    tstate->curexc_traceback = 0;
+#endif
+}
+#endif
+
+/* GivenExceptionMatches (used by PyErrExceptionMatches) */
+#if CYTHON_COMPILING_IN_CPYTHON
+static CYTHON_INLINE int __Pyx_inner_PyErr_GivenExceptionMatches2(PyObject *err, PyObject* exc_type1, PyObject *exc_type2) {
+    if (exc_type1) {
+        return __Pyx_IsAnySubtype2((PyTypeObject*)err, (PyTypeObject*)exc_type1, (PyTypeObject*)exc_type2);
+    } else {
+        return __Pyx_IsSubtype((PyTypeObject*)err, (PyTypeObject*)exc_type2);
+    }
+}
+static int __Pyx_PyErr_GivenExceptionMatchesTuple(PyObject *exc_type, PyObject *tuple) {
+    Py_ssize_t i, n;
+    assert(PyExceptionClass_Check(exc_type));
+    n = PyTuple_GET_SIZE(tuple);
+    for (i=0; i<n; i++) {
+        if (exc_type == PyTuple_GET_ITEM(tuple, i)) return 1;
+    }
+    for (i=0; i<n; i++) {
+        PyObject *t = PyTuple_GET_ITEM(tuple, i);
+        if (likely(PyExceptionClass_Check(t))) {
+            if (__Pyx_inner_PyErr_GivenExceptionMatches2(exc_type, NULL, t)) return 1;
+        } else {
+        }
+    }
+    return 0;
+}
+static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches(PyObject *err, PyObject* exc_type) {
+    if (likely(err == exc_type)) return 1;
+    if (likely(PyExceptionClass_Check(err))) {
+        if (likely(PyExceptionClass_Check(exc_type))) {
+            return __Pyx_inner_PyErr_GivenExceptionMatches2(err, NULL, exc_type);
+        } else if (likely(PyTuple_Check(exc_type))) {
+            return __Pyx_PyErr_GivenExceptionMatchesTuple(err, exc_type);
+        } else {
+        }
+    }
+    return PyErr_GivenExceptionMatches(err, exc_type);
+}
+static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches2(PyObject *err, PyObject *exc_type1, PyObject *exc_type2) {
+    assert(PyExceptionClass_Check(exc_type1));
+    assert(PyExceptionClass_Check(exc_type2));
+    if (likely(err == exc_type1 || err == exc_type2)) return 1;
+    if (likely(PyExceptionClass_Check(err))) {
+        return __Pyx_inner_PyErr_GivenExceptionMatches2(err, exc_type1, exc_type2);
+    }
+    return (PyErr_GivenExceptionMatches(err, exc_type1) || PyErr_GivenExceptionMatches(err, exc_type2));
+}
+#endif
+
+/* PyErrExceptionMatches (used by PyObjectGetAttrStrNoError) */
+#if CYTHON_FAST_THREAD_STATE
+static int __Pyx_PyErr_ExceptionMatchesTuple(PyObject *exc_type, PyObject *tuple) {
+    Py_ssize_t i, n;
+    n = PyTuple_GET_SIZE(tuple);
+    for (i=0; i<n; i++) {
+        if (exc_type == PyTuple_GET_ITEM(tuple, i)) return 1;
+    }
+    for (i=0; i<n; i++) {
+        if (__Pyx_PyErr_GivenExceptionMatches(exc_type, PyTuple_GET_ITEM(tuple, i))) return 1;
+    }
+    return 0;
+}
+static CYTHON_INLINE int __Pyx_PyErr_ExceptionMatchesInState(PyThreadState* tstate, PyObject* err) {
+    int result;
+    PyObject *exc_type;
+#if PY_VERSION_HEX >= 0x030C00A6
+    PyObject *current_exception = tstate->current_exception;
+    if (unlikely(!current_exception)) return 0;
+    exc_type = (PyObject*) Py_TYPE(current_exception);
+    if (exc_type == err) return 1;
+#else
+    exc_type = tstate->curexc_type;
+    if (exc_type == err) return 1;
+    if (unlikely(!exc_type)) return 0;
+#endif
+    #if CYTHON_AVOID_BORROWED_REFS
+    Py_INCREF(exc_type);
+    #endif
+    if (unlikely(PyTuple_Check(err))) {
+        result = __Pyx_PyErr_ExceptionMatchesTuple(exc_type, err);
+    } else {
+        result = __Pyx_PyErr_GivenExceptionMatches(exc_type, err);
+    }
+    #if CYTHON_AVOID_BORROWED_REFS
+    Py_DECREF(exc_type);
+    #endif
+    return result;
+}
+#endif
+
+/* PyObjectGetAttrStr (used by PyObjectGetAttrStrNoError) */
+#if CYTHON_USE_TYPE_SLOTS
+static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStr(PyObject* obj, PyObject* attr_name) {
+    PyTypeObject* tp = Py_TYPE(obj);
+    if (likely(tp->tp_getattro))
+        return tp->tp_getattro(obj, attr_name);
+    return PyObject_GetAttr(obj, attr_name);
+}
+#endif
+
+/* PyObjectGetAttrStrNoError (used by GetBuiltinName) */
+#if __PYX_LIMITED_VERSION_HEX < 0x030d0000
+static void __Pyx_PyObject_GetAttrStr_ClearAttributeError(void) {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    if (likely(__Pyx_PyErr_ExceptionMatches(PyExc_AttributeError)))
+        __Pyx_PyErr_Clear();
+}
+#endif
+static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name) {
+    PyObject *result;
+#if __PYX_LIMITED_VERSION_HEX >= 0x030d0000
+    (void) PyObject_GetOptionalAttr(obj, attr_name, &result);
+    return result;
+#else
+#if CYTHON_COMPILING_IN_CPYTHON && CYTHON_USE_TYPE_SLOTS
+    PyTypeObject* tp = Py_TYPE(obj);
+    if (likely(tp->tp_getattro == PyObject_GenericGetAttr)) {
+        return _PyObject_GenericGetAttrWithDict(obj, attr_name, NULL, 1);
+    }
+#endif
+    result = __Pyx_PyObject_GetAttrStr(obj, attr_name);
+    if (unlikely(!result)) {
+        __Pyx_PyObject_GetAttrStr_ClearAttributeError();
+    }
+    return result;
+#endif
+}
+
+/* GetBuiltinName */
+static PyObject *__Pyx_GetBuiltinName(PyObject *name) {
+    PyObject* result = __Pyx_PyObject_GetAttrStrNoError(__pyx_mstate_global->__pyx_b, name);
+    if (unlikely(!result) && !PyErr_Occurred()) {
+        PyErr_Format(PyExc_NameError,
+            "name '%U' is not defined", name);
+    }
+    return result;
+}
+
+/* GetTopmostException (used by SaveResetException) */
+#if CYTHON_USE_EXC_INFO_STACK && CYTHON_FAST_THREAD_STATE
+static _PyErr_StackItem *
+__Pyx_PyErr_GetTopmostException(PyThreadState *tstate)
+{
+    _PyErr_StackItem *exc_info = tstate->exc_info;
+    while ((exc_info->exc_value == NULL || exc_info->exc_value == Py_None) &&
+           exc_info->previous_item != NULL)
+    {
+        exc_info = exc_info->previous_item;
+    }
+    return exc_info;
+}
+#endif
+
+/* SaveResetException */
+#if CYTHON_FAST_THREAD_STATE
+static CYTHON_INLINE void __Pyx__ExceptionSave(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb) {
+  #if CYTHON_USE_EXC_INFO_STACK && PY_VERSION_HEX >= 0x030B00a4
+    _PyErr_StackItem *exc_info = __Pyx_PyErr_GetTopmostException(tstate);
+    PyObject *exc_value = exc_info->exc_value;
+    if (exc_value == NULL || exc_value == Py_None) {
+        *value = NULL;
+        *type = NULL;
+        *tb = NULL;
+    } else {
+        *value = exc_value;
+        Py_INCREF(*value);
+        *type = (PyObject*) Py_TYPE(exc_value);
+        Py_INCREF(*type);
+        *tb = PyException_GetTraceback(exc_value);
+    }
+  #elif CYTHON_USE_EXC_INFO_STACK
+    _PyErr_StackItem *exc_info = __Pyx_PyErr_GetTopmostException(tstate);
+    *type = exc_info->exc_type;
+    *value = exc_info->exc_value;
+    *tb = exc_info->exc_traceback;
+    Py_XINCREF(*type);
+    Py_XINCREF(*value);
+    Py_XINCREF(*tb);
+  #else
+    *type = tstate->exc_type;
+    *value = tstate->exc_value;
+    *tb = tstate->exc_traceback;
+    Py_XINCREF(*type);
+    Py_XINCREF(*value);
+    Py_XINCREF(*tb);
+  #endif
+}
+static CYTHON_INLINE void __Pyx__ExceptionReset(PyThreadState *tstate, PyObject *type, PyObject *value, PyObject *tb) {
+  #if CYTHON_USE_EXC_INFO_STACK && PY_VERSION_HEX >= 0x030B00a4
+    _PyErr_StackItem *exc_info = tstate->exc_info;
+    PyObject *tmp_value = exc_info->exc_value;
+    exc_info->exc_value = value;
+    Py_XDECREF(tmp_value);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+  #else
+    PyObject *tmp_type, *tmp_value, *tmp_tb;
+    #if CYTHON_USE_EXC_INFO_STACK
+    _PyErr_StackItem *exc_info = tstate->exc_info;
+    tmp_type = exc_info->exc_type;
+    tmp_value = exc_info->exc_value;
+    tmp_tb = exc_info->exc_traceback;
+    exc_info->exc_type = type;
+    exc_info->exc_value = value;
+    exc_info->exc_traceback = tb;
+    #else
+    tmp_type = tstate->exc_type;
+    tmp_value = tstate->exc_value;
+    tmp_tb = tstate->exc_traceback;
+    tstate->exc_type = type;
+    tstate->exc_value = value;
+    tstate->exc_traceback = tb;
+    #endif
+    Py_XDECREF(tmp_type);
+    Py_XDECREF(tmp_value);
+    Py_XDECREF(tmp_tb);
+  #endif
 }
 #endif
 
@@ -7235,59 +9596,6 @@ static CYTHON_INLINE int __Pyx_IgnoreGivenException(PyObject *given_exception, P
     }
     return 0;
 }
-
-/* FastTypeChecks (used by UnpackUnboundCMethod_impl) */
-#if CYTHON_COMPILING_IN_CPYTHON
-static int __Pyx_InBases(PyTypeObject *a, PyTypeObject *b) {
-    while (a) {
-        a = __Pyx_PyType_GetSlot(a, tp_base, PyTypeObject*);
-        if (a == b)
-            return 1;
-    }
-    return b == &PyBaseObject_Type;
-}
-static CYTHON_INLINE int __Pyx_IsSubtype(PyTypeObject *a, PyTypeObject *b) {
-    PyObject *mro;
-    if (a == b) return 1;
-    mro = a->tp_mro;
-    if (likely(mro)) {
-        Py_ssize_t i, n;
-        n = PyTuple_GET_SIZE(mro);
-        for (i = 0; i < n; i++) {
-            if (PyTuple_GET_ITEM(mro, i) == (PyObject *)b)
-                return 1;
-        }
-        return 0;
-    }
-    return __Pyx_InBases(a, b);
-}
-static CYTHON_INLINE int __Pyx_IsAnySubtype2(PyTypeObject *cls, PyTypeObject *a, PyTypeObject *b) {
-    PyObject *mro;
-    if (cls == a || cls == b) return 1;
-    mro = cls->tp_mro;
-    if (likely(mro)) {
-        Py_ssize_t i, n;
-        n = PyTuple_GET_SIZE(mro);
-        for (i = 0; i < n; i++) {
-            PyObject *base = PyTuple_GET_ITEM(mro, i);
-            if (base == (PyObject *)a || base == (PyObject *)b)
-                return 1;
-        }
-        return 0;
-    }
-    return __Pyx_InBases(cls, a) || __Pyx_InBases(cls, b);
-}
-#endif
-
-/* PyObjectGetAttrStr (used by UnpackUnboundCMethod_impl) */
-#if CYTHON_USE_TYPE_SLOTS
-static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStr(PyObject* obj, PyObject* attr_name) {
-    PyTypeObject* tp = Py_TYPE(obj);
-    if (likely(tp->tp_getattro))
-        return tp->tp_getattro(obj, attr_name);
-    return PyObject_GetAttr(obj, attr_name);
-}
-#endif
 
 /* UnpackUnboundCMethod_impl (used by UnpackUnboundCMethod) */
 #if CYTHON_COMPILING_IN_LIMITED_API && __PYX_LIMITED_VERSION_HEX < 0x030C0000
@@ -8331,113 +10639,6 @@ static CYTHON_INLINE PyObject* __Pyx__PyNumber_Or_int_object(PyObject *op1, PyOb
 }
 #endif
 
-/* PyErrFetchRestore (used by GivenExceptionMatches) */
-#if CYTHON_FAST_THREAD_STATE
-static CYTHON_INLINE void __Pyx_ErrRestoreInState(PyThreadState *tstate, PyObject *type, PyObject *value, PyObject *tb) {
-#if PY_VERSION_HEX >= 0x030C00A6
-    PyObject *tmp_value;
-    assert(type == NULL || (value != NULL && type == (PyObject*) Py_TYPE(value)));
-    if (value) {
-        #if CYTHON_COMPILING_IN_CPYTHON
-        if (unlikely(((PyBaseExceptionObject*) value)->traceback != tb))
-        #endif
-            PyException_SetTraceback(value, tb);
-    }
-    tmp_value = tstate->current_exception;
-    tstate->current_exception = value;
-    Py_XDECREF(tmp_value);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-#else
-    PyObject *tmp_type, *tmp_value, *tmp_tb;
-    tmp_type = tstate->curexc_type;
-    tmp_value = tstate->curexc_value;
-    tmp_tb = tstate->curexc_traceback;
-    tstate->curexc_type = type;
-    tstate->curexc_value = value;
-    tstate->curexc_traceback = tb;
-    Py_XDECREF(tmp_type);
-    Py_XDECREF(tmp_value);
-    Py_XDECREF(tmp_tb);
-#endif
-}
-static CYTHON_INLINE void __Pyx_ErrFetchInState(PyThreadState *tstate, PyObject **type, PyObject **value, PyObject **tb) {
-#if PY_VERSION_HEX >= 0x030C00A6
-    PyObject* exc_value;
-    exc_value = tstate->current_exception;
-    tstate->current_exception = 0;
-    *value = exc_value;
-    *type = NULL;
-    *tb = NULL;
-    if (exc_value) {
-        *type = (PyObject*) Py_TYPE(exc_value);
-        Py_INCREF(*type);
-        #if CYTHON_COMPILING_IN_CPYTHON
-        *tb = ((PyBaseExceptionObject*) exc_value)->traceback;
-        Py_XINCREF(*tb);
-        #else
-        *tb = PyException_GetTraceback(exc_value);
-        #endif
-    }
-#else
-    *type = tstate->curexc_type;
-    *value = tstate->curexc_value;
-    *tb = tstate->curexc_traceback;
-    tstate->curexc_type = 0;
-    tstate->curexc_value = 0;
-    tstate->curexc_traceback = 0;
-#endif
-}
-#endif
-
-/* GivenExceptionMatches */
-#if CYTHON_COMPILING_IN_CPYTHON
-static CYTHON_INLINE int __Pyx_inner_PyErr_GivenExceptionMatches2(PyObject *err, PyObject* exc_type1, PyObject *exc_type2) {
-    if (exc_type1) {
-        return __Pyx_IsAnySubtype2((PyTypeObject*)err, (PyTypeObject*)exc_type1, (PyTypeObject*)exc_type2);
-    } else {
-        return __Pyx_IsSubtype((PyTypeObject*)err, (PyTypeObject*)exc_type2);
-    }
-}
-static int __Pyx_PyErr_GivenExceptionMatchesTuple(PyObject *exc_type, PyObject *tuple) {
-    Py_ssize_t i, n;
-    assert(PyExceptionClass_Check(exc_type));
-    n = PyTuple_GET_SIZE(tuple);
-    for (i=0; i<n; i++) {
-        if (exc_type == PyTuple_GET_ITEM(tuple, i)) return 1;
-    }
-    for (i=0; i<n; i++) {
-        PyObject *t = PyTuple_GET_ITEM(tuple, i);
-        if (likely(PyExceptionClass_Check(t))) {
-            if (__Pyx_inner_PyErr_GivenExceptionMatches2(exc_type, NULL, t)) return 1;
-        } else {
-        }
-    }
-    return 0;
-}
-static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches(PyObject *err, PyObject* exc_type) {
-    if (likely(err == exc_type)) return 1;
-    if (likely(PyExceptionClass_Check(err))) {
-        if (likely(PyExceptionClass_Check(exc_type))) {
-            return __Pyx_inner_PyErr_GivenExceptionMatches2(err, NULL, exc_type);
-        } else if (likely(PyTuple_Check(exc_type))) {
-            return __Pyx_PyErr_GivenExceptionMatchesTuple(err, exc_type);
-        } else {
-        }
-    }
-    return PyErr_GivenExceptionMatches(err, exc_type);
-}
-static CYTHON_INLINE int __Pyx_PyErr_GivenExceptionMatches2(PyObject *err, PyObject *exc_type1, PyObject *exc_type2) {
-    assert(PyExceptionClass_Check(exc_type1));
-    assert(PyExceptionClass_Check(exc_type2));
-    if (likely(err == exc_type1 || err == exc_type2)) return 1;
-    if (likely(PyExceptionClass_Check(err))) {
-        return __Pyx_inner_PyErr_GivenExceptionMatches2(err, exc_type1, exc_type2);
-    }
-    return (PyErr_GivenExceptionMatches(err, exc_type1) || PyErr_GivenExceptionMatches(err, exc_type2));
-}
-#endif
-
 /* ListCompAppendAndDecref */
 #if CYTHON_USE_PYLIST_INTERNALS && CYTHON_ASSUME_SAFE_MACROS && CYTHON_ASSUME_SAFE_SIZE
 static CYTHON_INLINE int __Pyx_ListComp_AppendAndDecref(PyObject* list, PyObject* x) {
@@ -8459,40 +10660,112 @@ static CYTHON_INLINE int __Pyx_ListComp_AppendAndDecref(PyObject* list, PyObject
 }
 #endif
 
-/* WriteUnraisableException */
-static void __Pyx_WriteUnraisable(const char *name, int clineno,
-                                  int lineno, const char *filename,
-                                  int full_traceback, int nogil) {
-    PyObject *old_exc, *old_val, *old_tb;
-    PyObject *ctx;
-    __Pyx_PyThreadState_declare
-    PyGILState_STATE state;
-    if (nogil)
-        state = PyGILState_Ensure();
-    else state = (PyGILState_STATE)0;
-    CYTHON_UNUSED_VAR(clineno);
-    CYTHON_UNUSED_VAR(lineno);
-    CYTHON_UNUSED_VAR(filename);
-    CYTHON_MAYBE_UNUSED_VAR(nogil);
-    __Pyx_PyThreadState_assign
-    __Pyx_ErrFetch(&old_exc, &old_val, &old_tb);
-    if (full_traceback) {
-        Py_XINCREF(old_exc);
-        Py_XINCREF(old_val);
-        Py_XINCREF(old_tb);
-        __Pyx_ErrRestore(old_exc, old_val, old_tb);
-        PyErr_PrintEx(0);
+/* RaiseException */
+static void __Pyx_Raise(PyObject *type, PyObject *value, PyObject *tb, PyObject *cause) {
+    PyObject* owned_instance = NULL;
+    if (tb == Py_None) {
+        tb = 0;
+    } else if (tb && !PyTraceBack_Check(tb)) {
+        PyErr_SetString(PyExc_TypeError,
+            "raise: arg 3 must be a traceback or None");
+        goto bad;
     }
-    ctx = PyUnicode_FromString(name);
-    __Pyx_ErrRestore(old_exc, old_val, old_tb);
-    if (!ctx) {
-        PyErr_WriteUnraisable(Py_None);
+    if (value == Py_None)
+        value = 0;
+    if (PyExceptionInstance_Check(type)) {
+        if (value) {
+            PyErr_SetString(PyExc_TypeError,
+                "instance exception may not have a separate value");
+            goto bad;
+        }
+        value = type;
+        type = (PyObject*) Py_TYPE(value);
+    } else if (PyExceptionClass_Check(type)) {
+        PyObject *instance_class = NULL;
+        if (value && PyExceptionInstance_Check(value)) {
+            instance_class = (PyObject*) Py_TYPE(value);
+            if (instance_class != type) {
+                int is_subclass = PyObject_IsSubclass(instance_class, type);
+                if (!is_subclass) {
+                    instance_class = NULL;
+                } else if (unlikely(is_subclass == -1)) {
+                    goto bad;
+                } else {
+                    type = instance_class;
+                }
+            }
+        }
+        if (!instance_class) {
+            PyObject *args;
+            if (!value)
+                args = PyTuple_New(0);
+            else if (PyTuple_Check(value)) {
+                Py_INCREF(value);
+                args = value;
+            } else
+                args = PyTuple_Pack(1, value);
+            if (!args)
+                goto bad;
+            owned_instance = PyObject_Call(type, args, NULL);
+            Py_DECREF(args);
+            if (!owned_instance)
+                goto bad;
+            value = owned_instance;
+            if (!PyExceptionInstance_Check(value)) {
+                PyErr_Format(PyExc_TypeError,
+                             "calling %R should have returned an instance of "
+                             "BaseException, not %R",
+                             type, Py_TYPE(value));
+                goto bad;
+            }
+        }
     } else {
-        PyErr_WriteUnraisable(ctx);
-        Py_DECREF(ctx);
+        PyErr_SetString(PyExc_TypeError,
+            "raise: exception class must be a subclass of BaseException");
+        goto bad;
     }
-    if (nogil)
-        PyGILState_Release(state);
+    if (cause) {
+        PyObject *fixed_cause;
+        if (cause == Py_None) {
+            fixed_cause = NULL;
+        } else if (PyExceptionClass_Check(cause)) {
+            fixed_cause = PyObject_CallObject(cause, NULL);
+            if (fixed_cause == NULL)
+                goto bad;
+        } else if (PyExceptionInstance_Check(cause)) {
+            fixed_cause = cause;
+            Py_INCREF(fixed_cause);
+        } else {
+            PyErr_SetString(PyExc_TypeError,
+                            "exception causes must derive from "
+                            "BaseException");
+            goto bad;
+        }
+        PyException_SetCause(value, fixed_cause);
+    }
+    PyErr_SetObject(type, value);
+    if (tb) {
+#if PY_VERSION_HEX >= 0x030C00A6
+        PyException_SetTraceback(value, tb);
+#elif CYTHON_FAST_THREAD_STATE
+        PyThreadState *tstate = __Pyx_PyThreadState_Current;
+        PyObject* tmp_tb = tstate->curexc_traceback;
+        if (tb != tmp_tb) {
+            Py_INCREF(tb);
+            tstate->curexc_traceback = tb;
+            Py_XDECREF(tmp_tb);
+        }
+#else
+        PyObject *tmp_type, *tmp_value, *tmp_tb;
+        PyErr_Fetch(&tmp_type, &tmp_value, &tmp_tb);
+        Py_INCREF(tb);
+        PyErr_Restore(tmp_type, tmp_value, tb);
+        Py_XDECREF(tmp_tb);
+#endif
+    }
+bad:
+    Py_XDECREF(owned_instance);
+    return;
 }
 
 /* RejectKeywords */
@@ -8521,47 +10794,6 @@ static void __Pyx_RejectKeywords(const char* function_name, PyObject *kwds) {
         Py_DECREF(key);
     }
 }
-
-/* PyErrExceptionMatches (used by GetAttr3) */
-#if CYTHON_FAST_THREAD_STATE
-static int __Pyx_PyErr_ExceptionMatchesTuple(PyObject *exc_type, PyObject *tuple) {
-    Py_ssize_t i, n;
-    n = PyTuple_GET_SIZE(tuple);
-    for (i=0; i<n; i++) {
-        if (exc_type == PyTuple_GET_ITEM(tuple, i)) return 1;
-    }
-    for (i=0; i<n; i++) {
-        if (__Pyx_PyErr_GivenExceptionMatches(exc_type, PyTuple_GET_ITEM(tuple, i))) return 1;
-    }
-    return 0;
-}
-static CYTHON_INLINE int __Pyx_PyErr_ExceptionMatchesInState(PyThreadState* tstate, PyObject* err) {
-    int result;
-    PyObject *exc_type;
-#if PY_VERSION_HEX >= 0x030C00A6
-    PyObject *current_exception = tstate->current_exception;
-    if (unlikely(!current_exception)) return 0;
-    exc_type = (PyObject*) Py_TYPE(current_exception);
-    if (exc_type == err) return 1;
-#else
-    exc_type = tstate->curexc_type;
-    if (exc_type == err) return 1;
-    if (unlikely(!exc_type)) return 0;
-#endif
-    #if CYTHON_AVOID_BORROWED_REFS
-    Py_INCREF(exc_type);
-    #endif
-    if (unlikely(PyTuple_Check(err))) {
-        result = __Pyx_PyErr_ExceptionMatchesTuple(exc_type, err);
-    } else {
-        result = __Pyx_PyErr_GivenExceptionMatches(exc_type, err);
-    }
-    #if CYTHON_AVOID_BORROWED_REFS
-    Py_DECREF(exc_type);
-    #endif
-    return result;
-}
-#endif
 
 /* GetAttr3 */
 #if __PYX_LIMITED_VERSION_HEX < 0x030d0000
@@ -8593,45 +10825,6 @@ static CYTHON_INLINE PyObject *__Pyx_GetAttr3(PyObject *o, PyObject *n, PyObject
     r = PyObject_GetAttr(o, n);
     return (likely(r)) ? r : __Pyx_GetAttr3Default(d);
 #endif
-}
-
-/* PyObjectGetAttrStrNoError (used by GetBuiltinName) */
-#if __PYX_LIMITED_VERSION_HEX < 0x030d0000
-static void __Pyx_PyObject_GetAttrStr_ClearAttributeError(void) {
-    __Pyx_PyThreadState_declare
-    __Pyx_PyThreadState_assign
-    if (likely(__Pyx_PyErr_ExceptionMatches(PyExc_AttributeError)))
-        __Pyx_PyErr_Clear();
-}
-#endif
-static CYTHON_INLINE PyObject* __Pyx_PyObject_GetAttrStrNoError(PyObject* obj, PyObject* attr_name) {
-    PyObject *result;
-#if __PYX_LIMITED_VERSION_HEX >= 0x030d0000
-    (void) PyObject_GetOptionalAttr(obj, attr_name, &result);
-    return result;
-#else
-#if CYTHON_COMPILING_IN_CPYTHON && CYTHON_USE_TYPE_SLOTS
-    PyTypeObject* tp = Py_TYPE(obj);
-    if (likely(tp->tp_getattro == PyObject_GenericGetAttr)) {
-        return _PyObject_GenericGetAttrWithDict(obj, attr_name, NULL, 1);
-    }
-#endif
-    result = __Pyx_PyObject_GetAttrStr(obj, attr_name);
-    if (unlikely(!result)) {
-        __Pyx_PyObject_GetAttrStr_ClearAttributeError();
-    }
-    return result;
-#endif
-}
-
-/* GetBuiltinName (used by GetModuleGlobalName) */
-static PyObject *__Pyx_GetBuiltinName(PyObject *name) {
-    PyObject* result = __Pyx_PyObject_GetAttrStrNoError(__pyx_mstate_global->__pyx_b, name);
-    if (unlikely(!result) && !PyErr_Occurred()) {
-        PyErr_Format(PyExc_NameError,
-            "name '%U' is not defined", name);
-    }
-    return result;
 }
 
 /* PyDictVersioning (used by GetModuleGlobalName) */

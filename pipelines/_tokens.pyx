@@ -77,25 +77,42 @@ cdef str _index_free(str label, const unsigned char* s, Py_ssize_t n):
     return "".join(parts)
 
 
-cdef class Words:
-    """A fixed list of lower-case ASCII words."""
+DEF MAX_WORDS = 64
 
-    cdef list words
+
+cdef class Words:
+    """A fixed list of lower-case ASCII words (at most ``MAX_WORDS``), as C strings."""
+
+    cdef list kept
+    cdef const unsigned char* words[MAX_WORDS]
+    cdef Py_ssize_t sizes[MAX_WORDS]
     cdef Py_ssize_t count
+    cdef bint first[256]
 
     def __init__(self, words):
-        self.words = [w.encode("ascii") for w in words]
-        self.count = len(self.words)
+        self.kept = [word.encode("ascii") for word in words]
+        if len(self.kept) > MAX_WORDS:
+            raise ValueError(f"at most {MAX_WORDS} words")
+        self.count = len(self.kept)
+        cdef Py_ssize_t i
+        cdef bytes w
+        for i in range(256):
+            self.first[i] = False
+        for i in range(self.count):
+            w = self.kept[i]
+            self.words[i] = <const unsigned char*>w
+            self.sizes[i] = len(w)
+            self.first[self.words[i][0]] = True
 
     cdef inline bint at(self, const unsigned char* s, Py_ssize_t n, Py_ssize_t p, int follow) noexcept:
         """A word starts at ``p`` of ``s[:n]`` and is followed by: (``follow`` 0) anything, (1) no word
         character (``re``'s ``\\b``), (2) ``/``, ``?`` or the end (``(/|$|\\?)``)."""
         cdef Py_ssize_t i, m, e
-        cdef bytes w
+        if p >= n or not self.first[s[p]]:
+            return False
         for i in range(self.count):
-            w = <bytes>self.words[i]
-            m = len(w)
-            if p + m > n or memcmp(s + p, <const char*>w, m) != 0:
+            m = self.sizes[i]
+            if self.words[i][0] != s[p] or p + m > n or memcmp(s + p, self.words[i], m) != 0:
                 continue
             e = p + m
             if follow == 0:
