@@ -1,11 +1,11 @@
 """The optional compiled parts, everything else is in pyproject.toml: the block walk
 (``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``), the
-tree ensembles' walk (``pipelines/_treewalk.pyx``), the blocks' text statistics (``pipelines/_textstats.pyx``) and
-the words of DOM-path labels and hrefs (``pipelines/_tokens.pyx``).
+tree ensembles' walk (``pipelines/_treewalk.pyx``), the blocks' text statistics (``pipelines/_textstats.pyx``),
+the words of DOM-path labels and hrefs (``pipelines/_tokens.pyx``) and Block Fusion's passes (``pipelines/_blockfusion.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
-code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py`` and
-``link_features.py``, with the same results, slower)."""
+code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py``,
+``link_features.py`` and ``blockfusion.py``, with the same results, slower)."""
 
 from setuptools import Extension, setup
 
@@ -22,7 +22,8 @@ def extensions() -> list[Extension]:
     trees = Extension("rankcrawl.pipelines._treewalk", ["pipelines/_treewalk.pyx"], optional=True)
     stats = Extension("rankcrawl.pipelines._textstats", ["pipelines/_textstats.pyx"], optional=True)
     tokens = Extension("rankcrawl.pipelines._tokens", ["pipelines/_tokens.pyx"], optional=True)
-    return cythonize([walk, scan, trees, stats, tokens], quiet=True)
+    fusion = Extension("rankcrawl.pipelines._blockfusion", ["pipelines/_blockfusion.pyx"], optional=True)
+    return cythonize([walk, scan, trees, stats, tokens, fusion], quiet=True)
 
 
 setup(ext_modules=extensions())

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
 
 from rankcrawl.pipelines.blockstats import shared_path
 from rankcrawl.pipelines.deadline import Deadline
@@ -20,6 +23,12 @@ from rankcrawl.pipelines.document import TextBlock
 FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
 NO_GAP = frozenset("a b br em font i s span strong sub sup u tt".split())
 INLINE = NO_GAP - {"br"}
+
+_blockfusion: ModuleType | None
+try:
+    from rankcrawl.pipelines import _blockfusion
+except ImportError:  # built without the optional extension (no C compiler at install): the Python passes
+    _blockfusion = None
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,24 @@ def slope_delta(x: float, y: float) -> float:
 
 
 def fusion_groups(blocks: list[TextBlock], variant: Variant, deadline: Deadline | None = None) -> list[tuple[int, int]]:
-    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses (``deadline`` checked every pass)."""
+    """[start, end) ranges of ``blocks`` that Algorithm 4.1 fuses (``deadline`` checked every pass):
+    compiled (``_blockfusion``, the same passes over C arrays) where that extension was built."""
+    if _blockfusion is None:
+        return python_fusion_groups(blocks, variant, deadline)
+    gaps = [b.gap_tags for b in blocks]
+    n = len(blocks)
+    return _blockfusion.fusion_groups(
+        np.fromiter((b.n_words for b in blocks), dtype=np.int64, count=n),
+        np.fromiter((b.n_lines for b in blocks), dtype=np.int64, count=n),
+        np.fromiter((b.last_line_words for b in blocks), dtype=np.int64, count=n),
+        np.fromiter((not FORCE_GAP.isdisjoint(g) for g in gaps), dtype=np.uint8, count=n),
+        np.fromiter((g <= NO_GAP for g in gaps), dtype=np.uint8, count=n),
+        variant.theta_max, variant.smoothed, variant.rules, deadline)
+
+
+def python_fusion_groups(blocks: list[TextBlock], variant: Variant,
+                         deadline: Deadline | None = None) -> list[tuple[int, int]]:
+    """``fusion_groups`` in Python, one object per group (the reference of the compiled passes)."""
     groups = [_Group(i, i + 1, b.n_words, b.n_lines, b.last_line_words) for i, b in enumerate(blocks)]
     gaps = [b.gap_tags for b in blocks]
     forced = [bool(g & FORCE_GAP) for g in gaps]

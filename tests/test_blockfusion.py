@@ -95,3 +95,35 @@ def test_linear_passes_on_a_long_page() -> None:
     blocks = [block(1 + (i % 7), "div") for i in range(20_000)]
     fused = block_fusion(blocks, "smoothed")
     assert sum(b.n_words for b in fused) == sum(b.n_words for b in blocks)
+
+
+def test_compiled_passes_equal_the_python_passes() -> None:
+    """``_blockfusion`` (where built) groups random pages exactly as ``python_fusion_groups`` does: every
+    variant, multi-line blocks, equal densities (smoothing), gap-enforcing and gap-avoiding tags."""
+    import os
+    import random
+
+    from rankcrawl.pipelines import blockfusion
+
+    if blockfusion._blockfusion is None:
+        if os.environ.get("CI"):
+            pytest.fail("the compiled Block Fusion was not built (setup.py: Cython and a C compiler are needed)",
+                        pytrace=False)
+        pytest.skip("the compiled Block Fusion is not built here")
+    gaps = ["div", "p", "br", "a span", "h2", "ul li", "b", "table tr td", "div br", "img"]
+    fused = 0
+    for seed in range(400):
+        rng = random.Random(seed)
+        blocks = []
+        for _ in range(rng.randrange(1, 60)):
+            lines = rng.choice([1, 1, 2, 3, 7])
+            words = rng.choice([1, 2, 5, 10, 12, 30]) * lines
+            last = rng.randint(1, max(1, words // lines))
+            blocks.append(TextBlock(text="w", n_words=words, n_linked_words=0, n_lines=lines, last_line_words=last,
+                                    tag="p", path=("html[1]",), gap_tags=frozenset(rng.choice(gaps).split())))
+        for name, v in VARIANTS.items():
+            if v is not None:
+                found = fusion_groups(blocks, v)
+                assert found == blockfusion.python_fusion_groups(blocks, v), (seed, name)
+                fused += len(found) < len(blocks)
+    assert fused > 1000
