@@ -1,10 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""Words in short strings, compiled (optional extension): the role masks and index-free forms of DOM-path
-labels (``dom_features.label_roles``, ``index_free``) and the account, social and taxonomy words of hrefs
-(``link_features.href_words``). The same results as the regular expressions, without a call of the regular
+"""Words in short strings, compiled (optional extension): the numbers, role masks and index-free forms of
+DOM-path labels (``dom_features.PathCodes``, ``label_roles``, ``index_free``) and the account, social and
+taxonomy words of hrefs (``link_features.href_words``). The same results as the regular expressions, without a call of the regular
 expression engine per label or href (a page has hundreds of each, and only the rare unusual one is left
 to the Python functions: -1 or None)."""
 
+import numpy as np
+
+from libc.stdint cimport int64_t
 from libc.string cimport memcmp
 
 include "_unicode.pxi"  # CPython's str internals and character tables, shared with the other compiled steps
@@ -142,3 +145,28 @@ def href_words(Words account, Words social, Words taxonomy, str lower):
         if not t and s[p] == 47 and taxonomy.at(s, n, p + 1, 2):
             t = True
     return float(a), float(so), float(t)
+
+
+def number_paths(list paths, dict numbers):
+    """(int64[len(paths), max(longest, 1)] of the paths' label numbers, -1 past each path's end; the labels
+    numbered now, in order): ``dom_features.PathCodes``' coding, each label not in ``numbers`` given the
+    next number there."""
+    cdef Py_ssize_t i, j, width = 1, n = len(paths)
+    cdef object path
+    cdef list new = []
+    for path in paths:
+        if len(path) > width:
+            width = len(path)
+    codes = np.full((n, width), -1, dtype=np.int64)
+    cdef int64_t[:, ::1] c = codes
+    cdef object number
+    for i in range(n):
+        path = paths[i]
+        for j in range(len(path)):
+            label = path[j]
+            number = numbers.get(label)
+            if number is None:
+                number = numbers[label] = len(numbers)
+                new.append(label)
+            c[i, j] = number
+    return codes, new

@@ -113,6 +113,19 @@ def label_facts(labels: list[str]) -> tuple[list[int], list[str]]:
     return masks, [index_free(label) if free is None else free for label, free in zip(labels, frees)]
 
 
+def number_paths(paths: list[tuple[str, ...]], numbers: dict[str, int]) -> tuple[np.ndarray, list[str]]:
+    """(int64[len(paths), max(longest, 1)] of the paths' label numbers, -1 past each path's end; the labels
+    numbered now, in order), each label not in ``numbers`` given the next number there."""
+    flat = list(chain.from_iterable(paths))
+    new = [label for label in dict.fromkeys(flat) if label not in numbers]
+    numbers.update(zip(new, range(len(numbers), len(numbers) + len(new))))
+    lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
+    codes = np.full((len(paths), max(int(lengths.max(initial=0)), 1)), -1, dtype=np.int64)
+    codes[np.arange(codes.shape[1]) < lengths[:, None]] = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64,
+                                                                       count=len(flat))
+    return codes, new
+
+
 class PathCodes:
     """A page's DOM paths as int arrays: every distinct label numbered once, with its role mask and
     the number of its index-free form, so the prefixes, roles and index-free forms of many paths
@@ -130,17 +143,10 @@ class PathCodes:
         last call's kept: the block and the link model both code the blocks' paths). Read-only."""
         if paths == self._last[0]:
             return self._last[1]
-        flat = list(chain.from_iterable(paths))
-        numbers = self.numbers
-        new = [label for label in dict.fromkeys(flat) if label not in numbers]
-        for label, mask, free in zip(new, *label_facts(new)):
-            numbers[label] = len(numbers)
-            self._roles.append(mask)
-            self._free.append(self._free_numbers.setdefault(free, len(self._free_numbers)))
-        lengths = np.fromiter(map(len, paths), dtype=np.int64, count=len(paths))
-        codes = np.full((len(paths), max(int(lengths.max(initial=0)), 1)), -1, dtype=np.int64)
-        codes[np.arange(codes.shape[1]) < lengths[:, None]] = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64,
-                                                                           count=len(flat))
+        codes, new = (number_paths if _tokens is None else _tokens.number_paths)(list(paths), self.numbers)
+        masks, frees = label_facts(new)
+        self._roles += masks
+        self._free += [self._free_numbers.setdefault(free, len(self._free_numbers)) for free in frees]
         codes.flags.writeable = False
         self._last = (paths, codes)
         return codes

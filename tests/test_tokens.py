@@ -49,3 +49,20 @@ def test_href_words_equal_the_regular_expressions() -> None:
         assert compiled == expected, repr(href)
         found = [f + int(c) for f, c in zip(found, compiled)]
     assert min(found) > 100   # each word class found on many hrefs
+
+
+def test_number_paths_equals_pythons() -> None:
+    """Label numbering of path batches (new labels appended in first-seen order, -1 past each path's end)."""
+    from rankcrawl.pipelines import _tokens
+
+    rng = random.Random(2)
+    labels = [f"div[{i}]" for i in range(30)] + ["a[1].x", "ul[2]#n"]
+    compiled_numbers: dict[str, int] = {}
+    python_numbers: dict[str, int] = {}
+    for _ in range(300):
+        paths = [tuple(rng.choice(labels) for _ in range(rng.randrange(8))) for _ in range(rng.randrange(6))]
+        codes, new = _tokens.number_paths(paths, compiled_numbers)
+        expected_codes, expected_new = dom_features.number_paths(paths, python_numbers)
+        assert codes.tolist() == expected_codes.tolist() and new == expected_new
+        assert compiled_numbers == python_numbers
+    assert len(compiled_numbers) == len(labels)
