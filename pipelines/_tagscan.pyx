@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""A linear pre-check before ``parsing.cap_attributes`` (optional extension): can any tag have too many attributes?
+"""Linear scans of a page's bytes before parsing (optional extension): is it UTF-8 (``utf8_length``, for
+``decoding.decode_html``), and can any tag have too many attributes (``long_tag_possible``)?
 
 ``cap_attributes`` tokenises the whole page with a regular expression to find tags of over ``limit``
 attributes, and almost no page has one. This check runs the same tag grammar (``parsing._TAG_NAME``,
@@ -77,3 +78,43 @@ def long_tag_possible(const unsigned char[::1] data, Py_ssize_t limit) -> bool:
         if budget < 0:
             return True
     return False
+
+
+def utf8_length(const unsigned char[::1] data, bint truncated) -> int:
+    """How many bytes of ``data`` Python's strict UTF-8 decoder turns into text: all (-1 if it fails), or,
+    if ``truncated``, all but a valid start of a sequence cut at the end (the incremental decoder's pending
+    bytes). The well-formed sequences of Unicode's Table 3-7, as CPython's decoder checks them, without
+    building the text."""
+    cdef Py_ssize_t n = data.shape[0], i = 0, k, need
+    cdef unsigned char c, lo, hi
+    while i < n:
+        c = data[i]
+        if c < 0x80:
+            i += 1
+            continue
+        lo, hi = 0x80, 0xBF
+        if 0xC2 <= c <= 0xDF:
+            need = 1
+        elif c == 0xE0:
+            need, lo = 2, 0xA0
+        elif c == 0xED:
+            need, hi = 2, 0x9F
+        elif 0xE1 <= c <= 0xEF:
+            need = 2
+        elif c == 0xF0:
+            need, lo = 3, 0x90
+        elif c == 0xF4:
+            need, hi = 3, 0x8F
+        elif 0xF1 <= c <= 0xF3:
+            need = 3
+        else:
+            return -1
+        if c == 0xED and truncated and i + 2 >= n:
+            hi = 0xBF  # CPython leaves a cut surrogate's two bytes pending rather than failing
+        for k in range(1, need + 1):
+            if i + k >= n:
+                return i if truncated else -1
+            if not ((lo <= data[i + k] <= hi) if k == 1 else (0x80 <= data[i + k] <= 0xBF)):
+                return -1
+        i += need + 1
+    return n

@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import codecs
 from functools import lru_cache
+from types import ModuleType
 from typing import NamedTuple
 
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom, resolve_encoding
+
+_tagscan: ModuleType | None
+try:
+    from rankcrawl.pipelines import _tagscan
+except ImportError:  # built without the optional extension: Python's decoder checks UTF-8 (and decodes)
+    _tagscan = None
 
 WIDE_ENCODINGS = ("utf-16", "utf-32")
 DEFAULT_ENCODING = "cp1252"
@@ -38,7 +45,8 @@ def usable_encoding(name: str) -> bool:
 class Decoded(NamedTuple):
     """A page's text, the encoding it was decoded with, and its UTF-8 bytes where they are at hand."""
 
-    text: str
+    text: str | None
+    """None only when asked (``decode_html(lazy=True)``) and the page is valid UTF-8."""
     encoding: str
     utf8: bytes | None
     """``text`` encoded as UTF-8 when it was decoded from valid UTF-8 (the body, less a cut last
@@ -58,19 +66,27 @@ def utf8_decoded(body: bytes, truncated: bool = False) -> tuple[str, bytes] | No
 
 
 def decode_html(
-    body: bytes, encoding: str | None = None, content_type: str | None = None, truncated: bool = False
+    body: bytes, encoding: str | None = None, content_type: str | None = None, truncated: bool = False,
+    lazy: bool = False,
 ) -> Decoded:
     """(text, encoding used, UTF-8 bytes or None) of an HTML page; ``encoding`` overrides ``content_type``'s charset.
 
     ``truncated`` says that ``body`` was cut at a byte limit (its last character may be partial).
+    ``lazy``: valid UTF-8 is recognised without being decoded where the compiled check is at hand
+    (``_tagscan.utf8_length``): text None, the bytes in ``utf8`` (the parser reads bytes, and decodes
+    them only to rewrite them, which few pages need).
     """
     declared = resolve_encoding(encoding) if encoding else None
     if declared is not None and not usable_encoding(declared):
         declared = None
     bom, _ = read_bom(body)
     wide = declared is not None and declared.startswith(WIDE_ENCODINGS)
-    if bom is None and not wide and not body.isascii() and (valid := utf8_decoded(body, truncated)) is not None:
-        return Decoded(valid[0], "utf-8", valid[1])
+    if bom is None and not wide and not body.isascii():
+        if lazy and _tagscan is not None:
+            if (size := _tagscan.utf8_length(body, truncated)) >= 0:
+                return Decoded(None, "utf-8", body if size == len(body) else body[:size])
+        elif (valid := utf8_decoded(body, truncated)) is not None:
+            return Decoded(valid[0], "utf-8", valid[1])
     charset = declared or http_content_type_encoding(content_type)
     if charset is not None and not usable_encoding(charset):
         charset = None

@@ -186,22 +186,29 @@ def _parsed(data: bytes, deadline: Deadline | None) -> tuple[etree._Element | No
     return root, any(e.type_name == "ERR_RESOURCE_LIMIT" for e in log)
 
 
-def parse_page(text: str, deadline: Deadline | None = None,
+def parse_page(text: str | None, deadline: Deadline | None = None,
                utf8: bytes | None = None) -> tuple[etree._Element | None, PageSearch | None]:
     """(the root ``<html>`` element of ``text``, its ``elements.search_page``), or (None, None) for a page
     without any content; ``utf8``: ``text``'s UTF-8 encoding where the caller has it
-    (``decoding.Decoded.utf8``). The hrefs the search names as overlong are removed."""
-    data = utf8 if utf8 is not None else text.encode("utf-8", errors="replace")
+    (``decoding.Decoded.utf8``; ``text`` may then be None, and is decoded only if it must be rewritten).
+    The hrefs the search names as overlong are removed."""
+    if utf8 is not None:
+        data = utf8
+    elif text is not None:
+        data = text.encode("utf-8", errors="replace")
+    else:
+        raise ValueError("parse_page needs the text or its UTF-8 bytes")
     controls = len(data.translate(None, CONTROL_BYTES)) != len(data)   # a C loop; CONTROL.search is 7x slower
     if controls or _tagscan is None or _tagscan.long_tag_possible(data, MAX_ATTRIBUTES):
+        text = data.decode("utf-8") if text is None else text
         capped = cap_attributes(CONTROL.sub(" ", text) if controls else text, deadline=deadline)
-    else:  # the compiled pre-check rules out any tag to cut: no tokenising scan (ten times its cost)
-        capped = text
-    if controls or capped is not text:
-        data = capped.encode("utf-8", errors="replace")
-    text = capped
+        if controls or capped is not text:
+            data = capped.encode("utf-8", errors="replace")
+        text = capped
+    # else: the compiled pre-check rules out any tag to cut: no tokenising scan (ten times its cost)
     root, too_deep = _parsed(data, deadline)
     if too_deep:
+        text = data.decode("utf-8") if text is None else text
         root, _ = _parsed(flatten_deep(text, deadline=deadline).encode("utf-8", errors="replace"), deadline)
     if root is None:
         return None, None
@@ -211,6 +218,6 @@ def parse_page(text: str, deadline: Deadline | None = None,
     return root, found
 
 
-def parse_html(text: str, deadline: Deadline | None = None, utf8: bytes | None = None) -> etree._Element | None:
+def parse_html(text: str | None, deadline: Deadline | None = None, utf8: bytes | None = None) -> etree._Element | None:
     """The root ``<html>`` element of ``text`` (``parse_page``'s, without the search)."""
     return parse_page(text, deadline, utf8)[0]

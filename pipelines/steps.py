@@ -63,7 +63,7 @@ class PageState:
     max_bytes: int = 5_000_000
     fusion: str = DEFAULT_FUSION
     deadline: Deadline | None = None
-    text: str = ""
+    text: str | None = ""
     utf8: bytes | None = None
     used_encoding: str = "utf-8"
     truncated: bool = False
@@ -98,7 +98,7 @@ def _decode(s: PageState) -> None:
     if s.truncated:
         html = html[: s.max_bytes]
     if isinstance(html, bytes):
-        s.text, s.used_encoding, s.utf8 = decode_html(html, s.encoding, truncated=s.truncated)
+        s.text, s.used_encoding, s.utf8 = decode_html(html, s.encoding, truncated=s.truncated, lazy=True)
     else:
         s.text = html
 

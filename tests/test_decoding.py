@@ -84,3 +84,33 @@ def test_the_parser_reads_the_utf8_bytes_the_decoder_kept() -> None:
         text, used, utf8 = decode_html(body[:cut], truncated=cut < len(body))
         assert used == "utf-8" and utf8 == text.encode()
         assert etree.tostring(parse_html(text, utf8=utf8)) == etree.tostring(parse_html(text))
+
+
+def test_lazy_utf8_is_the_bytes_python_decodes() -> None:
+    """``lazy=True``: where the compiled check is built, valid UTF-8 comes back undecoded, exactly the bytes
+    Python's decoder would have kept (a cut last character left out when truncated, CPython's pending
+    bytes), and every other page decodes as without ``lazy``."""
+    import os
+    import random
+
+    from rankcrawl.pipelines import decoding
+
+    if decoding._tagscan is None:
+        if os.environ.get("CI"):
+            pytest.fail("the compiled byte scans (_tagscan) were not built", pytrace=False)
+        pytest.skip("the compiled byte scans are not built here")
+    pieces = [b"<p>", b"a", b"\x80", b"\xbf", b"\xc0", b"\xc2", b"\xe0", b"\xed", b"\xa0", b"\xef", b"\xf0", b"\xf4",
+              b"\x90", b"\x8f", b"\xf5", "é".encode(), "€".encode(), "😀".encode(), "\U0010ffff".encode()]
+    rng = random.Random(0)
+    lazy_pages = 0
+    for _ in range(20000):
+        body = b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
+        truncated = rng.random() < 0.5
+        eager = decode_html(body, truncated=truncated)
+        lazy = decode_html(body, truncated=truncated, lazy=True)
+        if lazy.text is None:
+            lazy_pages += 1
+            assert lazy.utf8 is not None and (lazy.utf8.decode(), lazy.encoding, lazy.utf8) == eager, body
+        else:
+            assert lazy == eager, body
+    assert lazy_pages > 1000

@@ -1,4 +1,5 @@
-"""The compiled attribute-cap pre-check (``_tagscan``) never hides a tag that ``cap_attributes`` would cut."""
+"""The compiled byte scans (``_tagscan``): the attribute-cap pre-check never hides a tag that
+``cap_attributes`` would cut, and the UTF-8 check keeps what Python's decoder keeps."""
 
 from __future__ import annotations
 
@@ -58,3 +59,22 @@ def test_overlapping_scans_stop_at_the_work_bound() -> None:
     start = time.process_time()
     assert possible(html, parsing.MAX_ATTRIBUTES)
     assert time.process_time() - start < 2.0
+
+
+def test_utf8_length_is_what_pythons_decoder_keeps() -> None:
+    """``utf8_length`` against Python's strict decoder (incremental when truncated) on random byte runs:
+    overlongs, surrogates, code points past U+10FFFF, stray and missing continuation bytes."""
+    from rankcrawl.pipelines.decoding import utf8_decoded
+
+    pieces = [b"a", b"\x80", b"\xbf", b"\xc0", b"\xc1", b"\xc2", b"\xdf", b"\xe0", b"\xe1", b"\xed", b"\xef", b"\xf0",
+              b"\xf3", b"\xf4", b"\xf5", b"\xff", b"\x9f", b"\xa0", b"\x90", b"\x8f", "é".encode(), "€".encode(),
+              "😀".encode(), "\ud7ff".encode(), "\U0010ffff".encode()]
+    rng = random.Random(3)
+    valid = 0
+    for _ in range(40000):
+        body = b"".join(rng.choice(pieces) for _ in range(rng.randrange(6)))
+        for truncated in (False, True):
+            kept = utf8_decoded(body, truncated)
+            assert parsing._tagscan.utf8_length(body, truncated) == (-1 if kept is None else len(kept[1])), (body, truncated)
+            valid += kept is not None
+    assert valid > 10000
