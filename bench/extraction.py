@@ -7,7 +7,8 @@ Quality: word P/R/F1, WCXB snippet accuracy, content-link P/R/F1 (micro and macr
 pages too. Speed: rankcrawl as the ``rankcrawl extract`` CLI (whole runs over batches of up to
 200 files, process start included: CPU seconds of the child processes, and their wall time; with
 Python's bytecode cache on, as a ``pip install`` leaves it, whatever ``PYTHONDONTWRITEBYTECODE`` says) and
-in process; peers in process; every tool runs on one batch before the next batch starts; in-process figures are CPU seconds of this single-threaded
+in process; peers in process; every tool runs on one batch before the next batch starts, the in-process
+tools page by page in turn; in-process figures are CPU seconds of this single-threaded
 process, so they are fair under machine load. The two speed ratios reported: CLI pages per
 CPU second (process start included) / trafilatura's, and in-process / trafilatura's.
 The section "extraction" of docs/BENCHMARKS.md is rewritten only by full runs (no ``--limit``).
@@ -67,21 +68,23 @@ class Run:
         return len(self.outputs) / self.seconds if self.seconds else float("nan")
 
 
-def run_in_process(tool: str, extract: Callable[[str, str], Extraction], pages: list[Page]) -> Run:
-    """Each page through ``extract`` (HTML decoded as UTF-8), CPU time summed; a crash scores empty."""
-    run = Run(tool)
+def run_in_process(tools: list[tuple[str, Callable[[str, str], Extraction]]], pages: list[Page]) -> list[Run]:
+    """Each page through every tool's ``extract`` in turn (HTML decoded as UTF-8), CPU time summed per
+    tool; page by page, so a change in the machine's load falls on every tool alike. A crash scores empty."""
+    runs = [Run(tool) for tool, _ in tools]
     for page in pages:
         html = page.html_text()
-        start = time.process_time()
-        try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                out = extract(html, page.url)
-        except Exception:  # a peer failing on a page scores that page as empty output
-            out = Extraction("", [])
-            run.failures += 1
-        run.seconds += time.process_time() - start
-        run.outputs[page.page_id] = out
-    return run
+        for run, (_, extract) in zip(runs, tools):
+            start = time.process_time()
+            try:
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    out = extract(html, page.url)
+            except Exception:  # a peer failing on a page scores that page as empty output
+                out = Extraction("", [])
+                run.failures += 1
+            run.seconds += time.process_time() - start
+            run.outputs[page.page_id] = out
+    return runs
 
 
 def rankcrawl_in_process(classifier: str) -> Callable[[str, str], Extraction]:
@@ -182,15 +185,15 @@ def classifiers() -> list[str]:
 
 def evaluate(pages: list[Page]) -> list[Run]:
     """Every tool on ``pages``: the CLI, rankcrawl per classifier in process, the peers; interleaved
-    by batch of ``BATCH`` pages (one CLI process, then each tool on the same pages), so a change in
-    the machine's load while the benchmark runs falls on every tool alike."""
+    by batch of ``BATCH`` pages (one CLI process, then the in-process tools on the same pages, page by
+    page), so a change in the machine's load while the benchmark runs falls on every tool alike."""
     tools: list[tuple[str, Callable[[str, str], Extraction]]] = [
         (f"rankcrawl ({name})", rankcrawl_in_process(name)) for name in classifiers()]
     tools += [(name, extract) for name, (_, extract) in PEERS.items()]
     runs: list[Run] = []
     for i in range(0, len(pages), BATCH):
         batch = pages[i : i + BATCH]
-        done = [run_cli(batch)] + [run_in_process(name, extract, batch) for name, extract in tools]
+        done = [run_cli(batch), *run_in_process(tools, batch)]
         if not runs:
             runs = done
         else:
