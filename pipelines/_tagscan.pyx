@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """Linear scans of a page's bytes before parsing (optional extension): is it UTF-8 (``utf8_length``, for
-``decoding.decode_html``), and can any tag have too many attributes (``long_tag_possible``)?
+``decoding.decode_html``), does it hold control characters (``has_control``), and can any tag have too
+many attributes (``long_tag_possible``)?
 
 ``cap_attributes`` tokenises the whole page with a regular expression to find tags of over ``limit``
 attributes, and almost no page has one. This check runs the same tag grammar (``parsing._TAG_NAME``,
@@ -118,3 +119,15 @@ def utf8_length(const unsigned char[::1] data, bint truncated) -> int:
                 return -1
         i += need + 1
     return n
+
+
+def has_control(const unsigned char[::1] data) -> bool:
+    """Whether ``data`` holds a byte of ``parsing.CONTROL_BYTES`` (C0 controls but tab, line feed and
+    carriage return)."""
+    cdef Py_ssize_t i, n = data.shape[0]
+    cdef unsigned char c
+    for i in range(n):
+        c = data[i]
+        if c < 0x20 and c != 0x09 and c != 0x0A and c != 0x0D:
+            return True
+    return False

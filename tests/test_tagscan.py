@@ -78,3 +78,10 @@ def test_utf8_length_is_what_pythons_decoder_keeps() -> None:
             assert parsing._tagscan.utf8_length(body, truncated) == (-1 if kept is None else len(kept[1])), (body, truncated)
             valid += kept is not None
     assert valid > 10000
+
+
+def test_has_control_finds_the_control_bytes() -> None:
+    for byte in range(256):
+        data = b"<p>x" + bytes([byte]) + b"</p>"
+        assert parsing._tagscan.has_control(data) == (byte in parsing.CONTROL_BYTES), byte
+    assert not parsing._tagscan.has_control(b"")
