@@ -99,9 +99,10 @@ CONTROL_BYTES = bytes(range(0x09)) + b"\x0b\x0c" + bytes(range(0x0e, 0x20))
 
 def _parser() -> etree.HTMLParser:
     """libxml2's HTML parser with lxml's plain elements: ``lxml.html``'s element classes cost a
-    Python class lookup for every element the walks touch and nothing here uses their methods."""
+    Python class lookup for every element the walks touch and nothing here uses their methods;
+    no table of ``id`` attributes either (nothing looks elements up by id)."""
     return etree.HTMLParser(
-        encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True, no_network=True
+        encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True, no_network=True, collect_ids=False
     )
 
 
