@@ -410,22 +410,6 @@ def search_page(_Element root, Py_ssize_t max_href, Py_ssize_t max_links):
     return titles, bases, declarations, itemtypes, overlong
 
 
-cdef inline bint _plain_subtree(tree.xmlNode* top) noexcept:
-    """Only elements and text nodes below ``top`` (so its ``itertext()`` is its text nodes in order)."""
-    cdef tree.xmlNode* c = top.children
-    while c is not NULL and c is not top:
-        if c.type == tree.XML_ELEMENT_NODE:
-            if c.children is not NULL:
-                c = c.children
-                continue
-        elif c.type != tree.XML_TEXT_NODE:
-            return False
-        while c.next is NULL and c.parent is not top:
-            c = c.parent
-        c = c.next
-    return True
-
-
 cdef inline Py_ssize_t _split_words(const unsigned char* s, bint* inside) noexcept:
     """Tokens of ``str.split()`` that start in the UTF-8 text ``s`` (``inside``: a token runs on from before
     and on after)."""
@@ -455,7 +439,9 @@ cdef inline Py_ssize_t _split_words(const unsigned char* s, bint* inside) noexce
 
 
 cdef Py_ssize_t _anchor_words(tree.xmlNode* top) noexcept:
-    """``link_features.anchor_word_count``: ``str.split()`` tokens of the text nodes below ``top``, joined."""
+    """``link_features.anchor_word_count``: ``str.split()`` tokens of the text nodes below ``top``, joined;
+    -1 if the subtree holds other nodes than elements and text (its ``itertext()`` is then not simply its
+    text nodes in order)."""
     cdef tree.xmlNode* c = top.children
     cdef Py_ssize_t words = 0
     cdef bint inside = False
@@ -463,6 +449,8 @@ cdef Py_ssize_t _anchor_words(tree.xmlNode* top) noexcept:
         if c.type == tree.XML_TEXT_NODE:
             if c.content is not NULL:
                 words += _split_words(<const unsigned char*>c.content, &inside)
+        elif c.type != tree.XML_ELEMENT_NODE:
+            return -1
         elif c.children is not NULL:
             c = c.children
             continue
@@ -505,7 +493,7 @@ def anchor_facts(list anchors):
         el = <_Element>anchors[i]
         a = el._c_node
         hrefs[i] = _attribute(el._doc, a, b"href")
-        w[i] = _anchor_words(a) if _plain_subtree(a) else -1
+        w[i] = _anchor_words(a)
         parent = a.parent
         grand = parent.parent if parent is not NULL and _is_element(parent) else NULL
         if grand is NULL or not _is_element(grand):
