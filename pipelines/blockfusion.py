@@ -12,23 +12,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from types import ModuleType
 
 import numpy as np
 
 from rankcrawl.pipelines.blockstats import shared_path
 from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.document import TextBlock
+from rankcrawl.pipelines.extensions import optional
 
 FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
 NO_GAP = frozenset("a b br em font i s span strong sub sup u tt".split())
 INLINE = NO_GAP - {"br"}
 
-_blockfusion: ModuleType | None
-try:
-    from rankcrawl.pipelines import _blockfusion
-except ImportError:  # built without the optional extension (no C compiler at install): the Python passes
-    _blockfusion = None
+_blockfusion = optional("_blockfusion")  # None where not built: the Python passes
 
 
 @dataclass(frozen=True)

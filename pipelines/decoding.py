@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import codecs
 from functools import lru_cache
-from types import ModuleType
 from typing import NamedTuple
 
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom, resolve_encoding
 
-_tagscan: ModuleType | None
-try:
-    from rankcrawl.pipelines import _tagscan
-except ImportError:  # built without the optional extension: Python's decoder checks UTF-8 (and decodes)
-    _tagscan = None
+from rankcrawl.pipelines.extensions import optional
+
+_tagscan = optional("_tagscan")  # None where not built: Python's decoder checks UTF-8 (and decodes)
 
 WIDE_ENCODINGS = ("utf-16", "utf-32")
 DEFAULT_ENCODING = "cp1252"

@@ -13,18 +13,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from rankcrawl.pipelines.elements import PageSearch, search_page
+from rankcrawl.pipelines.extensions import optional
 
-_tokens: ModuleType | None
-try:
-    from rankcrawl.pipelines import _tokens
-except ImportError:  # built without the optional extension: the regular expressions alone
-    _tokens = None
+_tokens = optional("_tokens")  # None where not built: the regular expressions alone
 
 ROLES: dict[str, frozenset[str]] = {
     "nav": frozenset("nav menu menus navbar navigation breadcrumb breadcrumbs topnav subnav skip dropdown".split()),

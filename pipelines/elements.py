@@ -16,11 +16,9 @@ from typing import Any, NamedTuple
 
 from lxml import etree
 
-_blockwalk: ModuleType | None
-try:
-    from rankcrawl.pipelines import _blockwalk
-except ImportError:  # built without the optional extension (no C compiler at install): lxml's own searches
-    _blockwalk = None
+from rankcrawl.pipelines.extensions import optional
+
+_blockwalk = optional("_blockwalk")  # None where not built: lxml's own searches
 
 
 MAX_HREF = 2083

@@ -17,7 +17,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,13 +26,10 @@ from rankcrawl.pipelines.blockstats import block_counts, common_prefixes, first_
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext, role_matrix
 from rankcrawl.pipelines.elements import compiled_walk
+from rankcrawl.pipelines.extensions import optional
 from rankcrawl.pipelines.trained_classifier import PAGE_FEATURES
 
-_tokens: ModuleType | None
-try:
-    from rankcrawl.pipelines import _tokens
-except ImportError:  # built without the optional extension: the regular expressions alone
-    _tokens = None
+_tokens = optional("_tokens")  # None where not built: the regular expressions alone
 
 BLOCK_LINK_FEATURES: tuple[str, ...] = (
     "p_block",              # P(content) of the anchor's block

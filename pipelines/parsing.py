@@ -5,19 +5,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from types import ModuleType
 from typing import NamedTuple
 
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
 from rankcrawl.pipelines.elements import PageSearch, search_page
+from rankcrawl.pipelines.extensions import optional
 
-_tagscan: ModuleType | None
-try:
-    from rankcrawl.pipelines import _tagscan
-except ImportError:  # built without the optional extension: every page gets the full scan
-    _tagscan = None
+_tagscan = optional("_tagscan")  # None where not built: every page gets the full scan
 
 MAX_DEPTH = 1000
 """Elements nested deeper than this are unwrapped (their text kept) before parsing."""

@@ -17,15 +17,12 @@ import json
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib.resources import files
-from types import ModuleType
 
 import numpy as np
 
-_treewalk: ModuleType | None
-try:
-    from rankcrawl.pipelines import _treewalk
-except ImportError:  # built without the optional extension (no C compiler at install): numpy's level walk
-    _treewalk = None
+from rankcrawl.pipelines.extensions import optional
+
+_treewalk = optional("_treewalk")  # None where not built: numpy's level walk
 
 
 @dataclass(frozen=True)
