@@ -39,7 +39,8 @@ from scrapy.utils.defer import deferred_from_coro
 from rankcrawl.crawler.budget import PageBudget
 from rankcrawl.crawler.priority import Prioritizer, RankCache
 from rankcrawl.pipelines.edge_pipeline import EdgeSink
-from rankcrawl.pipelines.page_analyzer import FollowLink, NotAnalysed, PageAnalyzer, PageResult, record_stats
+from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
+from rankcrawl.pipelines.page_result import FollowLink, PageResult
 from rankcrawl.ranker.store.records import GONE_STATUS
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import normalize_url

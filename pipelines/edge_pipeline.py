@@ -33,7 +33,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.pipelines.page_analyzer import PageResult
+from rankcrawl.pipelines.page_result import PageResult
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import RedisUnavailable, connect

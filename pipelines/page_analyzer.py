@@ -3,8 +3,8 @@
 The one entry point that every crawl path calls (the spider middleware for any spider, the item
 pipeline for items that carry a body). Per-page analysis (SPEC §2.1–2.3, capped at ``max_bytes``)
 runs in worker processes (``workers.AnalysisPool``, RANKCRAWL_ANALYSIS_WORKERS, default one per
-core) and returns ``PageFacts``; the per-host ``SiteAnalyzer`` (§2.4–2.7) then runs in one
-dedicated thread — one Redis round trip per page — so the reactor thread only awaits.
+core) and returns ``PageFacts``; the per-host ``SiteAnalyzer`` (§2.4–2.7) then runs in a process
+of its own (``site_process``) — one Redis round trip per page — so the reactor thread only awaits.
 
 Follow ≠ count: ``PageResult.edges`` are the links that count as graph edges (``edge_scope``);
 ``PageResult.follow`` lists every followable http(s) link of the page with ``counted`` telling
@@ -24,8 +24,6 @@ import logging
 import os
 import resource
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -34,11 +32,13 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.classifiers import FILTERS
+from rankcrawl.pipelines.page_result import Edges, PageResult, result_of
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
-from rankcrawl.pipelines.sitedecide import Decision, decide, page_keys
+from rankcrawl.pipelines.site_process import SITE_TIMEOUT, SiteProcess, SiteSpec, SiteThread
+from rankcrawl.pipelines.sitedecide import decide, page_keys
 from rankcrawl.pipelines.sitelevel import REDIS_AWAY, SiteAnalyzer
 from rankcrawl.pipelines.steps import PRESETS, preset
-from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed, in_thread
+from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import connect
@@ -48,9 +48,6 @@ logger = logging.getLogger(__name__)
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 1024
-SITE_TIMEOUT = 5.0
-"""Seconds a site-level Redis call may take before the page falls back to its per-page decision."""
-Edges = list[tuple[str, float]]
 
 
 class NotAnalysed(Exception):
@@ -70,54 +67,6 @@ def is_html(content_type: str, body: bytes) -> bool:
     return b"\x00" not in head and (head.startswith(b"<!doctype html") or b"<html" in head)
 
 
-@dataclass
-class FollowLink:
-    """A link the crawler may schedule: target, anchor + block text, weight, counted as an edge,
-    flagged template by the site-level step (every occurrence of it on the page is in a template)."""
-
-    url: str
-    text: str
-    weight: float
-    counted: bool
-    template: bool = False
-
-
-@dataclass
-class PageResult:
-    """What the analysis found for one page."""
-
-    url: str
-    title: str
-    edges: Edges
-    follow: list[FollowLink]
-    repush: list[tuple[str, Edges]] = field(default_factory=list)
-    blocks: int = 0
-    boilerplate_blocks: int = 0
-    template_blocks: int = 0
-    links_seen: int = 0
-    links_kept: int = 0
-    template_links: int = 0
-    self_links: int = 0
-    duplicate: bool = False
-    truncated: bool = False
-    prefix: bool = False
-    fallback: bool = False
-
-
-def follow_of(f: PageFacts, weights: list[float], template: list[int]) -> list[FollowLink]:
-    """Every link of the page once (first occurrence), flagged counted (an edge) and template (every
-    occurrence is one of the ``template`` link indices)."""
-    kept = {url for url, w in zip(f.links, weights) if w > 0}
-    flagged = set(template)
-    elsewhere = {url for j, url in enumerate(f.links) if j not in flagged}
-    seen: dict[str, FollowLink] = {}
-    for url, anchor, b, w in zip(f.links, f.anchors, f.link_block, weights):
-        if url not in seen:
-            block = f.block_text[b] if 0 <= b < len(f.block_text) else ""
-            seen[url] = FollowLink(url, f"{anchor} {block}", w, url in kept, url not in elsewhere)
-    return list(seen.values())
-
-
 def check_classifier(spec: str) -> None:
     """ValueError naming the allowed values unless ``spec`` is a classifier, optionally ``+filter``
     (RANKCRAWL_CLASSIFIER)."""
@@ -127,32 +76,28 @@ def check_classifier(spec: str) -> None:
         raise ValueError(f"one of {', '.join(sorted(PRESETS))}, optionally +{' or +'.join(FILTERS)}") from None
 
 
-def result_of(f: PageFacts, d: Decision, repush: list[tuple[str, Edges]]) -> PageResult:
-    template = set(d.template_blocks)
-    content = sum(ct and i not in template for i, ct in enumerate(f.block_content))
-    return PageResult(
-        url=f.url, title=f.title, edges=d.edges, follow=follow_of(f, d.link_weights, d.template_links), repush=repush,
-        blocks=len(f.block_content), boilerplate_blocks=len(f.block_content) - content,
-        template_blocks=len(d.template_blocks), links_seen=len(f.links) + f.self_links,
-        links_kept=sum(w > 0 for w in d.link_weights), template_links=len(d.template_links),
-        self_links=f.self_links, duplicate=d.duplicate, truncated=f.truncated, prefix=f.outcome == "prefix",
-        fallback=d.fallback)
-
-
 class PageAnalyzer:
-    """Per-page analysis in worker processes, then the site-level step in one thread."""
+    """Per-page analysis in worker processes, then the site-level step in a process of its own.
+
+    ``site``: a ``SiteAnalyzer`` runs in one thread of this process; a ``SiteSpec`` builds one in
+    the site-level process (in a thread when ``workers`` is 0); None: no site-level step.
+    """
 
     def __init__(self, *, scope: str = "content", max_bytes: int = 2_000_000, classifier: str | None = None,
-                 site: SiteAnalyzer | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"],
+                 site: SiteAnalyzer | SiteSpec | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"],
                  workers: int = 0, sum_repeated: bool = False, redis_url: str | None = None, prefix: str = "rc:",
                  flush_timeout: float = 60.0) -> None:
-        self.scope, self.site, self.sum_repeated, self.timeout = scope, site, sum_repeated, timeout
+        self.scope, self.sum_repeated, self.timeout = scope, sum_repeated, timeout
         self.redis_url, self.prefix, self.flush_timeout = redis_url, prefix, flush_timeout
+        self.site: SiteThread | SiteProcess | None = None
+        if isinstance(site, SiteSpec):
+            self.site = SiteProcess(site) if workers else SiteThread(site.build())
+        elif site is not None:
+            self.site = SiteThread(site)
         self.options = FactOptions(site=site is not None, weighting=site.weighting if site else "uniform",
                                    classifier=classifier, max_bytes=max_bytes, timeout=timeout)
         self.closed = False
         self.pool = AnalysisPool(workers, self.options)
-        self.site_thread = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-site") if site else None
 
     @classmethod
     def from_settings(cls, settings: Any) -> PageAnalyzer:
@@ -161,18 +106,20 @@ class PageAnalyzer:
 
     @classmethod
     def from_config(cls, config: RankcrawlConfig) -> PageAnalyzer:
-        """The analyzer of a checked config; its worker processes start (and warm up) at once."""
+        """The analyzer of a checked config; its worker processes (and the site-level one) start at once."""
         site = None
         if config.site_level:
-            site = SiteAnalyzer(connect(config.redis_url, socket_timeout=SITE_TIMEOUT), prefix=config.key_prefix,
-                                weighting=config.link_weighting, scope=config.edge_scope,
-                                sum_repeated=config.sum_repeated_links, buffer=config.edge_buffer)
+            connect(config.redis_url, socket_timeout=SITE_TIMEOUT).close()  # unreachable: one line, now
+            site = SiteSpec(config.redis_url, config.key_prefix, config.link_weighting, config.edge_scope,
+                            config.sum_repeated_links, config.edge_buffer)
         workers = config.analysis_workers
         analyzer = cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
                        timeout=config.analysis_timeout, workers=(os.cpu_count() or 1) if workers is None else workers,
                        sum_repeated=config.sum_repeated_links, redis_url=config.redis_url, prefix=config.key_prefix,
                        flush_timeout=config.flush_timeout)
         analyzer.pool.start()
+        if isinstance(analyzer.site, SiteProcess):
+            analyzer.site.start()
         return analyzer
 
     @classmethod
@@ -203,15 +150,18 @@ class PageAnalyzer:
         except WorkerCrashed as exc:
             raise NotAnalysed("worker_crashed", str(exc)) from None
         self._check(facts)
-        if self.site_thread is None:
+        if self.site is None:
             return self.decide(facts)
-        return await in_thread(self.site_thread, self.decide, facts)
+        try:
+            return await self.site.decide(facts)
+        except WorkerCrashed as exc:
+            raise NotAnalysed("worker_crashed", str(exc)) from None
 
     def analyze_sync(self, url: str, body: bytes, encoding: str | None = None) -> PageResult:
         """Everything in the calling thread (tests, tools)."""
         facts = analyze_page(url, body, encoding, self.options)
         self._check(facts)
-        return self.decide(facts)
+        return self.decide(facts) if self.site is None else self.site.decide_sync(facts)
 
     def _check(self, facts: PageFacts) -> None:
         if facts.outcome == "skipped":
@@ -219,14 +169,10 @@ class PageAnalyzer:
                               f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {facts.url}")
 
     def decide(self, facts: PageFacts) -> PageResult:
-        """The page's edges and follow links from its facts (site-level step when enabled)."""
-        if self.site is None:
-            keys = page_keys(facts)
-            d = decide(facts, keys, lambda k: False, False, False, [1.0] * len(facts.links), self.scope,
-                       self.sum_repeated)
-            return result_of(facts, d, [])
-        d = self.site.process(facts)
-        return result_of(facts, d, self.site.take_repush())
+        """The page's edges and follow links from its facts alone (no site-level step)."""
+        d = decide(facts, page_keys(facts), lambda k: False, False, False, [1.0] * len(facts.links), self.scope,
+                   self.sum_repeated)
+        return result_of(facts, d, [])
 
     async def close(self, stats: Any = None) -> None:
         """Stop the workers, replay the site-level backlog, write the last re-pushes; final stats (once)."""
@@ -237,13 +183,10 @@ class PageAnalyzer:
 
     def _close(self, stats: Any) -> None:
         self.pool.close()
-        if self.site is None or self.site_thread is None:
+        if self.site is None:
             return
-        site = self.site
-        self.site_thread.submit(site.close, self.flush_timeout).result()
-        self.site_thread.shutdown()
-        repush = site.take_repush()
-        left = self._write(repush) if repush else 0
+        site = self.site.close(self.flush_timeout)
+        left = self._write(site.repush) if site.repush else 0
         if stats is not None:
             for name, value in (("rankcrawl/site/round_trips", site.round_trips),
                                 ("rankcrawl/site/fallback", site.fallbacks),
@@ -274,8 +217,8 @@ class PageAnalyzer:
 
 
 def process_cpu() -> float:
-    """CPU seconds (user + system) of this process so far: the reactor, the site-level thread and
-    everything else the crawl process runs, the analysis workers not included."""
+    """CPU seconds (user + system) of this process so far: the reactor, the edge writer and
+    everything else the crawl process runs, its worker processes (analysis, site level) not included."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 

@@ -7,7 +7,7 @@ decision, whether its block is content, whether it links an alternate (language)
 page, which candidate main regions hold it, the pagelet owning it, whether it is in the page's index),
 the candidate main regions' DOM-label keys (two names where an element has an id and classes) and
 depths, each block's content flag, fingerprint key
-and (capped) text — only where a target's first link sits, the text ``page_analyzer.follow_of`` sends
+and (capped) text — only where a target's first link sits, the text ``page_result.follow_of`` sends
 along; each pagelet's shingle and link-list label key, the near-duplicate signature of
 the main text, and — only for the weighting mode that uses them — block labels with sampled terms
 (``block``) or positional term vectors (``lexical``).

@@ -32,13 +32,20 @@ from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
 
 logger = logging.getLogger(__name__)
 
-PRELOAD = ["rankcrawl.pipelines.pagefacts"]
+PRELOAD = ["rankcrawl.pipelines.pagefacts", "rankcrawl.pipelines.site_process"]
 WARM_PAGE = (b"<html><head><title>warm</title></head><body><ul><li><a href='/a'>a</a></li><li><a href='/b'>b</a>"
              b"</li><li><a href='/c'>c</a></li></ul><p>" + b"word " * 80 + b"</p></body></html>")
 
 
 class WorkerCrashed(RuntimeError):
     """A worker process died while analysing a page."""
+
+
+def forkserver() -> Any:
+    """The ``forkserver`` context of every rankcrawl worker process, its server preloaded with ``PRELOAD``."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
 
 
 def warm(options: FactOptions) -> None:
@@ -88,9 +95,7 @@ class AnalysisPool:
     def start(self) -> None:
         """Start and warm the worker processes (returns at once; warming runs in the background)."""
         if self.workers and self.executor is None:
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(PRELOAD)
-            self.executor = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=warm,
+            self.executor = ProcessPoolExecutor(self.workers, mp_context=forkserver(), initializer=warm,
                                                 initargs=(self.options,))
             for _ in range(self.workers):
                 self.executor.submit(int)

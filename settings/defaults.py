@@ -75,8 +75,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_IDLE_TIMEOUT", 5.0, "Distributed mode: seconds an idle process waits for shared work before closing.",
             Number(0.0, closed=True)),
     # -- analysis execution and graph conventions (pipelines/page_analyzer.py, pipelines/workers.py) --
-    Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes; unset = one per CPU core, "
-            "0 = analyse in a reactor thread.", OptionalInt(0)),
+    Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes (the site-level step gets one more); "
+            "unset = one per CPU core, 0 = analyse in a reactor thread and decide in another.", OptionalInt(0)),
     Setting("RANKCRAWL_SUM_REPEATED_LINKS", False, "Repeated links from a page to one target add up their weights "
             "(default: one edge, counted once).", Flag()),
 )

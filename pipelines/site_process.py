@@ -1,0 +1,157 @@
+"""The site-level step (``SiteAnalyzer``) off the crawl process's GIL (SPEC §2.7).
+
+In a thread of the crawl process the site-level step competed with the reactor for the GIL: on the
+demo web a page's 3 ms of site-level CPU took 16 ms of wall time, one page after another, and that
+thread paced the whole crawl. ``SiteProcess`` runs the crawl's one ``SiteAnalyzer`` in a worker
+process of its own (``forkserver``, like the analysis workers), which receives each page's
+``PageFacts`` and returns its ``PageResult``; one process, fed in submission order, so each host's
+pages are decided in the order their facts arrived, as in the thread. Only our own dataclasses cross
+the process boundary; the process holds its own Redis connection and the host memory
+(``pagering``). If it dies, its page is lost (``WorkerCrashed``) and a new process starts with empty
+memory; the hosts' state in Redis stays. ``SiteThread`` is the same step in one thread of the
+calling process (RANKCRAWL_ANALYSIS_WORKERS = 0, tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rankcrawl.pipelines.page_result import Edges, PageResult, result_of
+from rankcrawl.pipelines.pagefacts import PageFacts
+from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.workers import WorkerCrashed, forkserver, in_thread
+from rankcrawl.settings.connection import connect
+
+SITE_TIMEOUT = 5.0
+"""Seconds a site-level Redis call may take before the page falls back to its per-page decision."""
+
+
+@dataclass(frozen=True)
+class SiteSpec:
+    """What the crawl's ``SiteAnalyzer`` is built from (it crosses to the site-level process)."""
+
+    redis_url: str | None
+    prefix: str
+    weighting: str
+    scope: str
+    sum_repeated: bool
+    buffer: int
+
+    def build(self) -> SiteAnalyzer:
+        return SiteAnalyzer(connect(self.redis_url, socket_timeout=SITE_TIMEOUT), prefix=self.prefix,
+                            weighting=self.weighting, scope=self.scope, sum_repeated=self.sum_repeated,
+                            buffer=self.buffer)
+
+
+@dataclass
+class SiteClosed:
+    """The site-level step's end: re-pushes left and its figures (stats ``rankcrawl/site/*``)."""
+
+    repush: list[tuple[str, Edges]]
+    round_trips: int
+    fallbacks: int
+    replayed: int
+    unwritten: int
+
+
+def decide(site: SiteAnalyzer, facts: PageFacts) -> PageResult:
+    """The page's result after the site-level step, with the re-pushes it caused."""
+    d = site.process(facts)
+    return result_of(facts, d, site.take_repush())
+
+
+def close(site: SiteAnalyzer, timeout: float) -> SiteClosed:
+    """Replay the outage backlog for at most ``timeout`` seconds (blocking); the step's end figures."""
+    site.close(timeout)
+    return SiteClosed(site.take_repush(), site.round_trips, site.fallbacks, site.replayed, site.unwritten)
+
+
+class SiteThread:
+    """The site-level step in one thread of this process."""
+
+    def __init__(self, site: SiteAnalyzer) -> None:
+        self.site = site
+        self.weighting = site.weighting
+        self.thread = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-site")
+
+    async def decide(self, facts: PageFacts) -> PageResult:
+        return await in_thread(self.thread, decide, self.site, facts)
+
+    def decide_sync(self, facts: PageFacts) -> PageResult:
+        return decide(self.site, facts)
+
+    def close(self, timeout: float) -> SiteClosed:
+        closed = self.thread.submit(close, self.site, timeout).result()
+        self.thread.shutdown()
+        return closed
+
+
+_site: SiteAnalyzer | None = None
+"""The site-level process's analyzer."""
+
+
+def _start(spec: SiteSpec) -> None:
+    global _site
+    _site = spec.build()
+
+
+def _decide(facts: PageFacts) -> PageResult:
+    assert _site is not None
+    return decide(_site, facts)
+
+
+def _close(timeout: float) -> SiteClosed:
+    assert _site is not None
+    return close(_site, timeout)
+
+
+class SiteProcess:
+    """The site-level step in a worker process of its own (started on first use, restarted if it dies)."""
+
+    def __init__(self, spec: SiteSpec) -> None:
+        self.spec = spec
+        self.weighting = spec.weighting
+        self.executor: ProcessPoolExecutor | None = None
+        self.restarts = 0
+
+    def start(self) -> ProcessPoolExecutor:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(1, mp_context=forkserver(), initializer=_start, initargs=(self.spec,))
+        return self.executor
+
+    async def decide(self, facts: PageFacts) -> PageResult:
+        executor = self.start()
+        with self._guard(executor, facts.url):
+            return await in_thread(executor, _decide, facts)
+
+    def decide_sync(self, facts: PageFacts) -> PageResult:
+        executor = self.start()
+        with self._guard(executor, facts.url):
+            return executor.submit(_decide, facts).result()
+
+    @contextmanager
+    def _guard(self, executor: ProcessPoolExecutor, url: str) -> Iterator[None]:
+        """A dead process costs the page (``WorkerCrashed``); the next page starts a new one."""
+        try:
+            yield
+        except BrokenProcessPool:
+            self.restarts += 1
+            if self.executor is executor:
+                self.executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
+            raise WorkerCrashed(f"the site-level process died on {url}") from None
+
+    def close(self, timeout: float) -> SiteClosed:
+        if self.executor is None:
+            return SiteClosed([], 0, 0, 0, 0)
+        try:
+            return self.executor.submit(_close, timeout).result()
+        except BrokenProcessPool:
+            return SiteClosed([], 0, 0, 0, 0)
+        finally:
+            self.executor.shutdown(wait=True)
+            self.executor = None
