@@ -75,7 +75,6 @@ class SiteThread:
 
     def __init__(self, site: SiteAnalyzer) -> None:
         self.site = site
-        self.weighting = site.weighting
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-site")
 
     async def decide(self, facts: PageFacts) -> PageResult:
@@ -114,7 +113,6 @@ class SiteProcess:
 
     def __init__(self, spec: SiteSpec) -> None:
         self.spec = spec
-        self.weighting = spec.weighting
         self.executor: ProcessPoolExecutor | None = None
         self.restarts = 0
 
