@@ -31,6 +31,8 @@ cdef frozenset INVISIBLE = frozenset(
     "script style noscript option template svg iframe head title object embed math canvas datalist".split()
 )
 cdef int CHECK_EVERY = 1024
+cdef dict GAPS = {}
+cdef Py_ssize_t MAX_GAPS = 4096
 cdef Py_ssize_t WRAP = W_MAX
 
 
@@ -201,7 +203,17 @@ cdef object _new_block(list pieces, list linked, object owner, tuple owner_path,
     if not words:
         return None
     return TextBlock(text, words, _count_words("".join(linked)) if linked else 0, lines, line_words,
-                     owner.tag, owner_path, frozenset(gap), anchors, owner)
+                     owner.tag, owner_path, _interned(frozenset(gap)), tuple(anchors) if anchors else (), owner)
+
+
+cdef frozenset _interned(frozenset gap):
+    """``blocks.interned``: one shared frozenset per distinct gap (a page repeats a few dozen)."""
+    cdef object known = GAPS.get(gap)
+    if known is not None:
+        return <frozenset>known
+    if len(GAPS) < MAX_GAPS:
+        GAPS[gap] = gap
+    return gap
 
 
 cdef class _Blocks:
@@ -226,7 +238,9 @@ cdef class _Blocks:
             self.gap = set()
         else:
             self.orphans.extend(self.anchors)
-        self.pieces, self.linked, self.anchors = [], [], []
+        self.pieces.clear()
+        self.linked.clear()
+        self.anchors.clear()
 
     cdef void add(self, str text):
         """Collect ``text`` (inside an anchor: also as linked text) and attach the anchors opened before it."""

@@ -168,7 +168,7 @@ def merge(blocks: list[TextBlock]) -> TextBlock:
         tag=first.tag,
         path=path,
         gap_tags=first.gap_tags,
-        anchors=anchors,
+        anchors=tuple(anchors),
         element=element,
         n_atomic=atomic,
     )

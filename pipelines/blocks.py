@@ -66,7 +66,22 @@ def new_block(pieces: list[str], linked: list[str], owner: Any, owner_path: tupl
         return None
     lines, last = wrap_counts_text(text, n_words)
     return TextBlock(text, n_words, word_count(" ".join("".join(linked).split())) if linked else 0,
-                     lines, last, owner.tag, owner_path, frozenset(gap), anchors, owner)
+                     lines, last, owner.tag, owner_path, interned(frozenset(gap)), tuple(anchors), owner)
+
+
+GAPS: dict[frozenset[str], frozenset[str]] = {}
+MAX_GAPS = 4096
+
+
+def interned(gap: frozenset[str]) -> frozenset[str]:
+    """One shared frozenset per distinct gap (``MAX_GAPS`` at most): a page repeats a few dozen, and
+    every object a page keeps alive brings the garbage collector's next pass nearer."""
+    known = GAPS.get(gap)
+    if known is not None:
+        return known
+    if len(GAPS) < MAX_GAPS:
+        GAPS[gap] = gap
+    return gap
 
 
 def atomic_blocks(root: Any, deadline: Deadline | None = None,

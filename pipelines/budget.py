@@ -15,6 +15,7 @@ checks: block fusion, the classifier's features and the text statistics of one b
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ def _resolve_links(doc: Document, deadline: Deadline, links: str) -> None:
     if make is None:
         return
 
-    def chunked(anchors: list[Any], block: int) -> list[Link]:
+    def chunked(anchors: Sequence[Any], block: int) -> list[Link]:
         out: list[Link] = []
         for j in range(0, len(anchors), LINK_CHECK_EVERY):
             deadline.check("links")

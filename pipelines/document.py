@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -103,7 +103,7 @@ class TextBlock:
     tag: str
     path: tuple[str, ...]
     gap_tags: frozenset[str] = frozenset()
-    anchors: list[Any] = field(default_factory=list, repr=False)
+    anchors: tuple[Any, ...] = field(default=(), repr=False)
     element: Any = field(default=None, repr=False)
     links: list[Link] | None = field(default=None, repr=False)
     n_atomic: int = 1
@@ -142,7 +142,7 @@ class TextBlock:
         return "/".join(self.path)
 
 
-LinkMaker = Callable[[list[Any], int], list[Link]]
+LinkMaker = Callable[[Sequence[Any], int], list[Link]]
 
 
 @dataclass(eq=False)

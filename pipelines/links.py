@@ -7,7 +7,7 @@ alternate version of the page (``is_alternate``: ``rel="alternate"``, ``hreflang
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -90,7 +90,7 @@ class LinkResolver:
                 self.cache[href] = normalize_url(h, self.base)
         return self.cache[href]
 
-    def links(self, elements: list[Any], block: int) -> list[Link]:
+    def links(self, elements: Sequence[Any], block: int) -> list[Link]:
         out = []
         for el in elements:
             url = self.resolve(el.get("href") or "")
@@ -100,6 +100,6 @@ class LinkResolver:
         return out
 
 
-def link_maker(root: Any, url: str | None, bases: list[Any] | None = None) -> Callable[[list[Any], int], list[Link]]:
+def link_maker(root: Any, url: str | None, bases: list[Any] | None = None) -> Callable[[Sequence[Any], int], list[Link]]:
     """``f(anchor elements, block index) -> links`` for one page (its base URL, a shared cache)."""
     return LinkResolver(base_url(root, url, bases)).links

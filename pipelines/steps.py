@@ -8,7 +8,7 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 | decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
 | parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search                    |
 | blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context        |
-| fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks                          |
+| fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks (empties atomic)         |
 | positions   | share of the page's words before each block                      | blocks[i].position              |
 | title       | the ``<title>`` text                                             | title                           |
 
@@ -113,7 +113,7 @@ def _blocks(s: PageState) -> None:
 
 
 def _fusion(s: PageState) -> None:
-    s.blocks = block_fusion(s.atomic, s.fusion, s.deadline)
+    s.blocks, s.atomic = block_fusion(s.atomic, s.fusion, s.deadline), []
 
 
 def _positions(s: PageState) -> None:

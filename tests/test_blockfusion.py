@@ -81,9 +81,9 @@ def test_justrules_splits_only_at_gap_enforcing_tags() -> None:
 
 def test_block_fusion_merges_text_anchors_and_paths() -> None:
     a, b, c = block(3, "div"), block(3, "b"), block(3, "br")
-    a.anchors, c.anchors = ["x"], ["y"]
+    a.anchors, c.anchors = ("x",), ("y",)
     (fused,) = block_fusion([a, b, c], "rulebased")
-    assert fused.text == "w w w w w w\nw w w" and fused.anchors == ["x", "y"]
+    assert fused.text == "w w w w w w\nw w w" and fused.anchors == ("x", "y")
     assert fused.path == ("html[1]", "body[1]", "p[3]")
     d = block(4, "div")
     assert block_fusion([a, d], "none") == [a, d]

@@ -67,6 +67,14 @@ def test_compiled_walk_equals_python_walk() -> None:
         assert keep
 
 
+@pytest.mark.parametrize("walk", [blocks.atomic_blocks, blocks.python_atomic_blocks])
+def test_blocks_share_one_gap_set_per_distinct_gap(walk) -> None:
+    root = parse_html("<div>" + "<p>one <b>x</b></p><p>two</p>" * 20 + "</div>")
+    found, _ = walk(root, None, {})
+    gaps = {b.gap_tags for b in found}
+    assert len(found) == 60 and len(gaps) < 5 and len({id(b.gap_tags) for b in found}) == len(gaps)
+
+
 def test_compiled_walk_of_a_subtree_and_its_tail() -> None:
     root = parse_html("<div><p>inside <a href='/a'>link</a></p> tail words <a href='/b'></a></div>")
     p = root.find(".//p")

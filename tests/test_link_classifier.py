@@ -101,7 +101,7 @@ def test_other_classifiers_keep_block_decisions() -> None:
 
 def block(text: str, anchors: list) -> TextBlock:
     return TextBlock(text=text, n_words=len(text.split()), n_linked_words=0, n_lines=1, last_line_words=1,
-                     tag="p", path=("p[1]",), anchors=anchors)
+                     tag="p", path=("p[1]",), anchors=tuple(anchors))
 
 
 def document(flags: list[bool], decisions: list[bool]) -> Document:

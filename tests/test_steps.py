@@ -44,8 +44,12 @@ def test_specs_filters_and_errors() -> None:
 
 def test_state_after_each_stage() -> None:
     state = PageState(PAGE.encode(), "http://h.example/p")
-    run_steps(BASE, state)
-    assert state.root is not None and state.title == "Fox" and state.blocks and state.atomic
+    run_steps(BASE[:3], state)
+    atomic = list(state.atomic)
+    assert atomic and not state.blocks
+    run_steps(BASE[3:], state)
+    assert state.root is not None and state.title == "Fox" and state.blocks and not state.atomic
+    assert sum(b.n_atomic for b in state.blocks) == len(atomic)
     assert len(state.context.anchor_paths) == 3 and state.proba is None and state.flags is None
     run_steps(PRESETS["trained"][len(BASE):], state)
     assert state.proba.shape == (len(state.blocks),) and state.flags.dtype == bool

@@ -30,5 +30,5 @@ def test_compiled_counts_equal_the_regular_expressions(seed: int) -> None:
 
 def test_a_block_reads_the_compiled_counts() -> None:
     text = "The cat sat. It was happy! Was it? Yes"
-    block = document.TextBlock(text, 9, 0, 1, 9, "p", ("html[1]", "body[1]", "p[1]"), frozenset(), [], None)
+    block = document.TextBlock(text, 9, 0, 1, 9, "p", ("html[1]", "body[1]", "p[1]"), frozenset(), (), None)
     assert block.text_stats == document.python_text_stats(text) and block.text_stats[1:] == (4, 4, 1, 0)
