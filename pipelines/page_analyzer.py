@@ -41,7 +41,7 @@ from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
-from rankcrawl.settings.connection import connect
+from rankcrawl.settings.connection import connect, embedded_server
 from rankcrawl.settings.defaults import DEFAULTS
 
 logger = logging.getLogger(__name__)
@@ -109,8 +109,9 @@ class PageAnalyzer:
         """The analyzer of a checked config; its worker processes (and the site-level one) start at once."""
         site = None
         if config.site_level:
-            connect(config.redis_url, socket_timeout=SITE_TIMEOUT).close()  # unreachable: one line, now
-            site = SiteSpec(config.redis_url, config.key_prefix, config.link_weighting, config.edge_scope,
+            url = config.redis_url or embedded_server().ensure_running()
+            connect(url, socket_timeout=SITE_TIMEOUT).close()  # unreachable: one line, now
+            site = SiteSpec(url, config.key_prefix, config.link_weighting, config.edge_scope,
                             config.sum_repeated_links, config.edge_buffer)
         workers = config.analysis_workers
         analyzer = cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,

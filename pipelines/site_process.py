@@ -14,17 +14,23 @@ calling process (RANKCRAWL_ANALYSIS_WORKERS = 0, tests).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import redis
+
 from rankcrawl.pipelines.page_result import Edges, PageResult, result_of
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.worker_logs import capture, level, replay, traced
 from rankcrawl.pipelines.workers import WorkerCrashed, forkserver, in_thread
-from rankcrawl.settings.connection import connect
+from rankcrawl.settings.connection import RedisUnavailable, connect, retry_policy
+
+logger = logging.getLogger(__name__)
 
 SITE_TIMEOUT = 5.0
 """Seconds a site-level Redis call may take before the page falls back to its per-page decision."""
@@ -42,9 +48,18 @@ class SiteSpec:
     buffer: int
 
     def build(self) -> SiteAnalyzer:
-        return SiteAnalyzer(connect(self.redis_url, socket_timeout=SITE_TIMEOUT), prefix=self.prefix,
-                            weighting=self.weighting, scope=self.scope, sum_repeated=self.sum_repeated,
-                            buffer=self.buffer)
+        """The analyzer, with a checked client; if the server is away (a process restarted during an
+        outage), an unchecked one: the analyzer then decides per page and retries until Redis answers."""
+        try:
+            client = connect(self.redis_url, socket_timeout=SITE_TIMEOUT)
+        except RedisUnavailable as exc:
+            if self.redis_url is None:
+                raise
+            logger.warning("rankcrawl: the site-level step starts while Redis is away (%s)", exc)
+            client = redis.Redis.from_url(self.redis_url, retry=retry_policy(), socket_timeout=SITE_TIMEOUT,
+                                          socket_connect_timeout=SITE_TIMEOUT)
+        return SiteAnalyzer(client, prefix=self.prefix, weighting=self.weighting, scope=self.scope,
+                            sum_repeated=self.sum_repeated, buffer=self.buffer)
 
 
 @dataclass
@@ -93,19 +108,20 @@ _site: SiteAnalyzer | None = None
 """The site-level process's analyzer."""
 
 
-def _start(spec: SiteSpec) -> None:
+def _start(spec: SiteSpec, log_level: int) -> None:
     global _site
+    capture(log_level)
     _site = spec.build()
 
 
-def _decide(facts: PageFacts) -> PageResult:
+def _decide(facts: PageFacts) -> tuple[PageResult, list[logging.LogRecord]]:
     assert _site is not None
-    return decide(_site, facts)
+    return traced(decide, _site, facts)
 
 
-def _close(timeout: float) -> SiteClosed:
+def _close(timeout: float) -> tuple[SiteClosed, list[logging.LogRecord]]:
     assert _site is not None
-    return close(_site, timeout)
+    return traced(close, _site, timeout)
 
 
 class SiteProcess:
@@ -118,18 +134,23 @@ class SiteProcess:
 
     def start(self) -> ProcessPoolExecutor:
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(1, mp_context=forkserver(), initializer=_start, initargs=(self.spec,))
+            self.executor = ProcessPoolExecutor(1, mp_context=forkserver(), initializer=_start,
+                                                initargs=(self.spec, level()))
         return self.executor
 
     async def decide(self, facts: PageFacts) -> PageResult:
         executor = self.start()
         with self._guard(executor, facts.url):
-            return await in_thread(executor, _decide, facts)
+            result, records = await in_thread(executor, _decide, facts)
+        replay(records)
+        return result
 
     def decide_sync(self, facts: PageFacts) -> PageResult:
         executor = self.start()
         with self._guard(executor, facts.url):
-            return executor.submit(_decide, facts).result()
+            result, records = executor.submit(_decide, facts).result()
+        replay(records)
+        return result
 
     @contextmanager
     def _guard(self, executor: ProcessPoolExecutor, url: str) -> Iterator[None]:
@@ -147,7 +168,9 @@ class SiteProcess:
         if self.executor is None:
             return SiteClosed([], 0, 0, 0, 0)
         try:
-            return self.executor.submit(_close, timeout).result()
+            closed, records = self.executor.submit(_close, timeout).result()
+            replay(records)
+            return closed
         except BrokenProcessPool:
             return SiteClosed([], 0, 0, 0, 0)
         finally:

@@ -29,6 +29,7 @@ from twisted.internet.threads import deferToThread
 from twisted.python.failure import Failure
 
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
+from rankcrawl.pipelines.worker_logs import capture, level, replay, traced
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +49,10 @@ def forkserver() -> Any:
     return ctx
 
 
-def warm(options: FactOptions) -> None:
-    """Analyse a tiny page once, so compiled kernels and the classifier are loaded before real work."""
+def warm(options: FactOptions, log_level: int) -> None:
+    """A worker's start: its log records kept for the crawl process (``worker_logs``), and a tiny page
+    analysed once, so compiled kernels and the classifier are loaded before real work."""
+    capture(log_level)
     analyze_page("http://warm.invalid/", WARM_PAGE, "utf-8", options)
 
 
@@ -96,7 +99,7 @@ class AnalysisPool:
         """Start and warm the worker processes (returns at once; warming runs in the background)."""
         if self.workers and self.executor is None:
             self.executor = ProcessPoolExecutor(self.workers, mp_context=forkserver(), initializer=warm,
-                                                initargs=(self.options,))
+                                                initargs=(self.options, level()))
             for _ in range(self.workers):
                 self.executor.submit(int)
 
@@ -115,7 +118,7 @@ class AnalysisPool:
             executor = self.executor
             assert executor is not None
             try:
-                facts = await in_thread(executor, analyze_page, url, body, encoding, self.options)
+                facts, records = await in_thread(executor, traced, analyze_page, url, body, encoding, self.options)
             except BrokenProcessPool:
                 self.restarts += 1
                 if self.executor is executor:
@@ -126,6 +129,7 @@ class AnalysisPool:
                                      "a crawl needs `if __name__ == '__main__':`); analysing in threads")
                         self.workers = 0
                 raise WorkerCrashed(f"an analysis worker died on {url}") from None
+            replay(records)
             self.served += 1
             self.slowest = max(self.slowest, facts.seconds)
             self.cpu += facts.seconds

@@ -3,6 +3,7 @@ process costs its page only (the next page starts a new one, with the hosts' sta
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 
@@ -55,3 +56,15 @@ def test_a_dead_site_process_costs_one_page(redis_url: str) -> None:
     assert process.restarts == 1
     nav = "http://a.example/nav0"
     assert all({link.url: link for link in r.follow}[nav].template for r in after)  # the host's state survived
+
+
+def test_the_site_process_logs_through_this_process(caplog: pytest.LogCaptureFixture) -> None:
+    process = SiteProcess(spec("redis://127.0.0.1:1/0", "gone:"))  # nothing listens on port 1
+    try:
+        with caplog.at_level(logging.WARNING):
+            result = process.decide_sync(analyze_page(*PAGES[0], "utf-8", OPTIONS))
+    finally:
+        process.close(0.1)
+    assert result.follow  # decided per page
+    (record,) = [r for r in caplog.records if "site-level state unavailable" in r.getMessage()]
+    assert record.name == "rankcrawl.pipelines.sitelevel" and record.process != os.getpid()
