@@ -255,7 +255,10 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
            region: int = 0, canonical_links: np.ndarray | None = None) -> Decision:
     """Apply the host evidence (``is_template`` of a typed key, None meaning no; only consulted when ``warm``);
-    ``region``: the main region (``main_region``), all of whose non-template links count on a warm host;
+    ``region``: the main region (``main_region``), all of whose non-template links count on a warm host.
+    The page's index (``PageFacts.link_index``) inside that region is template only as a menu there
+    (its ``lt`` keys recur), not because its texts recur elsewhere: Node.js's index.html lists in its
+    text column the modules the menu beside it lists on every page, with the same anchor texts;
     ``canonical_links``: the sorted 63-bit hashes (``pagefacts.label_key``) of the link targets of a
     near-duplicate's canonical page (None = not known)."""
     n = len(f.links)
@@ -277,14 +280,17 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
         if in_region is not None:
             in_class &= ~in_region
         in_template |= in_class
-    if len(keys.lt) == n:
-        in_template |= recurring & menu_links(recurring, keys.lt != 0, pagelet)
+    menu = recurring & menu_links(recurring, keys.lt != 0, pagelet) if len(keys.lt) == n else np.zeros(n, dtype=bool)
+    in_template |= menu
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.minimum(np.maximum(block, 0), len(t_blocks) - 1)]
+    index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
+    if in_region is not None:
+        own_index = index & in_region
+        in_template = np.where(own_index, menu, in_template)
     content = np.asarray(f.link_content, dtype=bool).reshape(n)
     if warm and n:
         kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
-        index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
         if in_region is not None:
             kept |= in_region
         content = list_votes(content | kept | index, in_template, keys.link_classes(pagelet))

@@ -69,3 +69,28 @@ def test_list_votes_decide_a_link_list_class_as_a_whole():
     out = list_votes(content, in_template, link_classes(pagelet, ll))
     assert out.tolist() == [True, True, True, False, True, False]
     assert list_votes(content, in_template, link_classes(pagelet, np.zeros(0, dtype=np.uint64))).tolist() == content.tolist()
+
+
+MODULES = [f"{WORDS[i % 18]}{i}" for i in range(20)]
+
+
+def node_page(body: str, title: str) -> str:
+    """Node.js's layout: the module menu in one column, the text in another (one region name for both,
+    as ``#column1``/``#column2`` fold to ``#columnN``)."""
+    menu = "".join(f'<li><a href="/api/{m}.html">{m.title()} module</a></li>' for m in MODULES)
+    return (f"<html><head><title>{title}</title></head><body><div id='content'>"
+            f"<div id='column2' class='interior'><ul>{menu}</ul></div>"
+            f"<div id='column1' class='interior'><div id='apicontent'>{body}</div></div></div></body></html>")
+
+
+def test_a_table_of_contents_repeating_the_host_menu_in_the_main_region_counts(r):
+    sa = SiteAnalyzer(r, prefix="n:")
+    for i, m in enumerate(MODULES[:6]):
+        body = "".join(f"<p>{sentence(i + k)} {sentence(i + k + 3)} See <a href='/api/{MODULES[(i + k) % 20]}.html'>"
+                       f"this</a>.</p>" for k in range(4))
+        d = sa.process_doc(analyze(node_page(f"<h1>{m}</h1>{body}", m), url=f"{HOST}/api/{m}.html"))
+    assert not {t for t, _ in d.edges} & {f"{HOST}/api/{m}.html" for m in MODULES[10:]}  # the menu is template
+    toc = "".join(f'<li><a href="/api/{m}.html">{m.title()} module</a></li>' for m in MODULES)
+    d = sa.process_doc(analyze(node_page(f"<h1>About these documents</h1><ul>{toc}</ul>", "Index"),
+                               url=f"{HOST}/api/index.html"))
+    assert {f"{HOST}/api/{m}.html" for m in MODULES} <= {t for t, _ in d.edges}
