@@ -15,7 +15,8 @@ past it the page's prefix is analysed (``PageResult.prefix``), else it is skippe
 (RANKCRAWL_SUM_REPEATED_LINKS sums them). ``repush`` carries earlier pages whose edges the
 site-level step changed. ``close()`` must be awaited at the end of the crawl: it stops the
 workers, replays site-level state Redis missed during an outage (stat ``rankcrawl/site/unwritten``:
-pages whose state could not be written) and writes the last re-pushes.
+pages whose state could not be written, a dead site-level process's backlog included; its restarts are
+``rankcrawl/site/restarts``) and writes the last re-pushes.
 """
 
 from __future__ import annotations
@@ -189,10 +190,12 @@ class PageAnalyzer:
         site = self.site.close(self.flush_timeout)
         left = self._write(site.repush) if site.repush else 0
         if stats is not None:
-            for name, value in (("rankcrawl/site/round_trips", site.round_trips),
-                                ("rankcrawl/site/fallback", site.fallbacks),
-                                ("rankcrawl/site/replayed", site.replayed),
-                                ("rankcrawl/site/unwritten", site.unwritten + left),
+            counts = site.figures
+            for name, value in (("rankcrawl/site/round_trips", counts.round_trips),
+                                ("rankcrawl/site/fallback", counts.fallbacks),
+                                ("rankcrawl/site/replayed", counts.replayed),
+                                ("rankcrawl/site/unwritten", counts.unwritten + left),
+                                ("rankcrawl/site/restarts", self.site.restarts),
                                 ("rankcrawl/analysis/workers", self.pool.workers),
                                 ("rankcrawl/analysis/worker_restarts", self.pool.restarts),
                                 ("rankcrawl/analysis/in_flight_max", self.pool.peak),

@@ -20,6 +20,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import add
+from typing import NamedTuple
 
 import redis
 
@@ -62,15 +64,29 @@ class SiteSpec:
                             sum_repeated=self.sum_repeated, buffer=self.buffer)
 
 
+class SiteFigures(NamedTuple):
+    """The site-level step's counts (stats ``rankcrawl/site/*``); ``unwritten``: pages whose contribution
+    never reached Redis (an outage backlog left at the end, or held by a site-level process that died)."""
+
+    round_trips: int = 0
+    fallbacks: int = 0
+    replayed: int = 0
+    unwritten: int = 0
+
+    def plus(self, other: SiteFigures) -> SiteFigures:
+        return SiteFigures(*map(add, self, other))
+
+
+def figures(site: SiteAnalyzer) -> SiteFigures:
+    return SiteFigures(site.round_trips, site.fallbacks, site.replayed, site.unwritten)
+
+
 @dataclass
 class SiteClosed:
-    """The site-level step's end: re-pushes left and its figures (stats ``rankcrawl/site/*``)."""
+    """The site-level step's end: re-pushes left and its figures."""
 
     repush: list[tuple[str, Edges]]
-    round_trips: int
-    fallbacks: int
-    replayed: int
-    unwritten: int
+    figures: SiteFigures
 
 
 def decide(site: SiteAnalyzer, facts: PageFacts) -> PageResult:
@@ -82,7 +98,7 @@ def decide(site: SiteAnalyzer, facts: PageFacts) -> PageResult:
 def close(site: SiteAnalyzer, timeout: float) -> SiteClosed:
     """Replay the outage backlog for at most ``timeout`` seconds (blocking); the step's end figures."""
     site.close(timeout)
-    return SiteClosed(site.take_repush(), site.round_trips, site.fallbacks, site.replayed, site.unwritten)
+    return SiteClosed(site.take_repush(), figures(site))
 
 
 class SiteThread:
@@ -91,6 +107,7 @@ class SiteThread:
     def __init__(self, site: SiteAnalyzer) -> None:
         self.site = site
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-site")
+        self.restarts = 0
 
     async def decide(self, facts: PageFacts) -> PageResult:
         return await in_thread(self.thread, decide, self.site, facts)
@@ -114,9 +131,10 @@ def _start(spec: SiteSpec, log_level: int) -> None:
     _site = spec.build()
 
 
-def _decide(facts: PageFacts) -> tuple[PageResult, list[logging.LogRecord]]:
+def _decide(facts: PageFacts) -> tuple[PageResult, list[logging.LogRecord], SiteFigures]:
     assert _site is not None
-    return traced(decide, _site, facts)
+    result, records = traced(decide, _site, facts)
+    return result, records, figures(_site)
 
 
 def _close(timeout: float) -> tuple[SiteClosed, list[logging.LogRecord]]:
@@ -131,6 +149,10 @@ class SiteProcess:
         self.spec = spec
         self.executor: ProcessPoolExecutor | None = None
         self.restarts = 0
+        self.current = SiteFigures()
+        """The running process's figures as of its last page."""
+        self.lost = SiteFigures()
+        """The figures of the processes that died (their unwritten pages are lost)."""
 
     def start(self) -> ProcessPoolExecutor:
         if self.executor is None:
@@ -141,14 +163,14 @@ class SiteProcess:
     async def decide(self, facts: PageFacts) -> PageResult:
         executor = self.start()
         with self._guard(executor, facts.url):
-            result, records = await in_thread(executor, _decide, facts)
+            result, records, self.current = await in_thread(executor, _decide, facts)
         replay(records)
         return result
 
     def decide_sync(self, facts: PageFacts) -> PageResult:
         executor = self.start()
         with self._guard(executor, facts.url):
-            result, records = executor.submit(_decide, facts).result()
+            result, records, self.current = executor.submit(_decide, facts).result()
         replay(records)
         return result
 
@@ -159,20 +181,22 @@ class SiteProcess:
             yield
         except BrokenProcessPool:
             self.restarts += 1
+            self.lost, self.current = self.lost.plus(self.current), SiteFigures()
             if self.executor is executor:
                 self.executor = None
                 executor.shutdown(wait=False, cancel_futures=True)
             raise WorkerCrashed(f"the site-level process died on {url}") from None
 
     def close(self, timeout: float) -> SiteClosed:
+        """The last re-pushes and the figures of every process this step ran (those that died included)."""
         if self.executor is None:
-            return SiteClosed([], 0, 0, 0, 0)
+            return SiteClosed([], self.lost.plus(self.current))
         try:
             closed, records = self.executor.submit(_close, timeout).result()
             replay(records)
-            return closed
+            return SiteClosed(closed.repush, self.lost.plus(closed.figures))
         except BrokenProcessPool:
-            return SiteClosed([], 0, 0, 0, 0)
+            return SiteClosed([], self.lost.plus(self.current))
         finally:
             self.executor.shutdown(wait=True)
             self.executor = None

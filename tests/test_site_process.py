@@ -36,7 +36,7 @@ def test_process_decides_as_the_thread_does(redis_url: str) -> None:
     last = {link.url: link for link in in_thread[-1].follow}
     assert last[nav].template and not last[nav].counted  # the host's nav, recurring on every page
     assert last["http://a.example/article8"].counted and not last["http://a.example/article8"].template
-    assert [c.round_trips for c in closed] == [len(PAGES), len(PAGES)]
+    assert [c.figures.round_trips for c in closed] == [len(PAGES), len(PAGES)]
     assert process.executor is None
 
 
@@ -52,8 +52,8 @@ def test_a_dead_site_process_costs_one_page(redis_url: str) -> None:
             process.decide_sync(facts[4])
         after = [process.decide_sync(f) for f in facts[5:]]
     finally:
-        process.close(5.0)
-    assert process.restarts == 1
+        closed = process.close(5.0)
+    assert process.restarts == 1 and closed.figures.round_trips == 4 + 3  # the dead process's 4 pages count
     nav = "http://a.example/nav0"
     assert all({link.url: link for link in r.follow}[nav].template for r in after)  # the host's state survived
 
