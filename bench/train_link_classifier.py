@@ -5,7 +5,8 @@
 Rows: every anchor of a block whose href resolves to an http(s) URL (``analyze``, as at
 inference); features ``LINK_FEATURES``; label = the anchor's URL as written
 (``Link.written_url``), normalised as ``bench.metrics.normalize_link``, is among the page's gold
-content links; weight: ``PAGE_WEIGHT_POWER``.
+content links; weight: ``PAGE_WEIGHT_POWER``. A page's decision is the model's per anchor, then
+per link list (``link_classifier.list_smoothed``, over all of the page's anchors), as at inference.
 
 The block probabilities among the features are out-of-fold: the shipped block model was fitted
 on these very pages, so its in-sample probabilities are better than anything it gives a new
@@ -15,7 +16,8 @@ fitted on the other folds plus the L3S-GN1 train pages.
 
 Scoring is the benchmark's: a page predicts the set of URLs of its kept anchors; the micro
 content-link F1 over pages is what cross-validation (the same folds) maximises over the small
-grid × probability thresholds (printed per WCXB page type too). Then the model is refit on the
+grid × probability thresholds (printed per WCXB page type too; the list rule's own three
+parameters were chosen on the same folds' out-of-fold probabilities). Then the model is refit on the
 whole train split. The cross-validation folds are host-grouped (``host_folds``): a site's pages
 share templates and list markup, so page-grouped folds put a listing site's siblings on both
 sides and overrate the model on listing and collection pages (listing CV link F1 0.57
@@ -42,7 +44,8 @@ from bench.metrics import normalize_link
 from bench.train_classifier import FIXED, analysed, checked, export, fit_rows, page_data
 from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import fit as fit_blocks
-from rankcrawl.pipelines.link_features import LINK_FEATURES, link_features
+from rankcrawl.pipelines.link_classifier import list_smoothed
+from rankcrawl.pipelines.link_features import LINK_FEATURES, anchor_rows
 from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.steps import PageState
 
@@ -60,9 +63,12 @@ micro link F1 0.691 → 0.710 on the train split, equal weights per page 0.697).
 
 @dataclass
 class PageLinks:
-    """One page's anchors: features, labels, URLs; gold URLs and the block decision's own links."""
+    """One page's anchors: features and link lists of all, labels and URLs of the ``linked`` ones
+    (an http(s) target); gold URLs and the block decision's own links."""
 
     x: np.ndarray
+    group: np.ndarray
+    linked: np.ndarray
     y: np.ndarray
     urls: list[str]
     gold: set[str]
@@ -80,7 +86,7 @@ def host_folds(hosts: list[str], folds: int) -> np.ndarray:
 def page_links(page: Page, state: PageState, proba: np.ndarray, page_row: np.ndarray,
                threshold: float) -> PageLinks | None:
     """Anchor rows of one page given its blocks' P(content) (None without a resolvable anchor)."""
-    x = link_features(state.blocks, proba, state.context, page_row, threshold)
+    anchors = anchor_rows(state.blocks, proba, state.context, page_row, threshold)
     keep_block = proba >= threshold
     if not keep_block.any():
         keep_block[int(np.argmax(proba))] = True
@@ -99,8 +105,8 @@ def page_links(page: Page, state: PageState, proba: np.ndarray, page_row: np.nda
     if not urls:
         return None
     gold = {normalize_link(u) for u in page.gold_links or ()}
-    return PageLinks(x[rows], np.array([u in gold for u in urls]), urls, gold, baseline, page.page_type or "?",
-                     page.host)
+    return PageLinks(anchors.x, anchors.group, np.array(rows), np.array([u in gold for u in urls]), urls, gold,
+                     baseline, page.page_type or "?", page.host)
 
 
 def micro_f1(pages: list[PageLinks], predicted: list[set[str]]) -> tuple[float, float, float]:
@@ -118,7 +124,9 @@ def type_f1(pages: list[PageLinks], predicted: list[set[str]], kind: str) -> flo
 
 
 def kept(page: PageLinks, proba: np.ndarray, threshold: float) -> set[str]:
-    return {u for u, p in zip(page.urls, proba) if p >= threshold}
+    """URLs the page keeps given its anchors' ``proba`` (all anchors, ``list_smoothed`` as at inference)."""
+    keep = list_smoothed(proba >= threshold, page.group)[page.linked]
+    return {u for u, k in zip(page.urls, keep) if k}
 
 
 def page_weights(pages: list[PageLinks]) -> np.ndarray:
@@ -127,7 +135,8 @@ def page_weights(pages: list[PageLinks]) -> np.ndarray:
 
 
 def fit(pages: list[PageLinks], params: dict) -> HistGradientBoostingClassifier:
-    return fit_rows(np.vstack([p.x for p in pages]), np.concatenate([p.y for p in pages]), page_weights(pages), params)
+    return fit_rows(np.vstack([p.x[p.linked] for p in pages]), np.concatenate([p.y for p in pages]), page_weights(pages),
+                    params)
 
 
 def out_of_fold_pages(pages: list[Page], folds: int, limit: int | None) -> list[PageLinks]:
@@ -196,7 +205,7 @@ def main(limit: int | None, folds: int) -> None:
         "sample_weight": f"anchors of the page ** -{PAGE_WEIGHT_POWER}",
     }
     data = export(model, threshold, meta, name="links", features=LINK_FEATURES)
-    checked(model, data, np.vstack([p.x for p in pages[:50]]))
+    checked(model, data, np.vstack([p.x[p.linked] for p in pages[:50]]))
     MODEL.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     click.echo(f"cv micro link F1 {score:.4f} with {params}, threshold {threshold}; wrote {MODEL} "
                f"({MODEL.stat().st_size // 1024} KiB, {time.perf_counter() - start:.0f} s)")

@@ -6,7 +6,9 @@ train split with out-of-fold block probabilities) scores every block anchor from
 ``link_features``; the anchors at or above its threshold are content links, whether or not
 their block is content. So a table of contents, an index or a product grid inside the content
 region keeps its links although its blocks are link lists, and a "Read our full review" link
-block counts, while long content blocks' affiliate or "Follow" links can be dropped.
+block counts, while long content blocks' affiliate or "Follow" links can be dropped. The per-anchor decisions are
+then made per link list (``list_smoothed``): the anchors of one list are nearly always all
+content or all template.
 """
 
 from __future__ import annotations
@@ -22,9 +24,14 @@ from rankcrawl.pipelines.trees import TreeEnsemble, load_model
 
 MODEL = "links"
 MIN_LIST = 5
-"""A content list has at least this many anchors …"""
+"""A content list (and a list ``list_smoothed`` decides as a whole) has at least this many anchors …"""
 LIST_SHARE = 0.5
 """… and its anchor words are at least this share of the content region's words."""
+LIST_KEEP = 0.6
+"""``list_smoothed``: a list with at least this share of its anchors kept keeps them all …"""
+LIST_DROP = 0.2
+"""… and one with less than this share kept drops them all (train-split host-grouped CV micro link
+F1 0.677 → 0.686; host bootstrap 95 % interval of the gain [+0.002, +0.017])."""
 TEMPLATE_ROLES = sum(1 << ROLE_NAMES.index(r) for r in
                      ("nav", "header", "footer", "aside", "social", "comment", "related", "form"))
 
@@ -43,8 +50,18 @@ def content_anchors(blocks: list[TextBlock], block_proba: np.ndarray, context: P
     if not anchors:
         return {}, rows
     model = link_model()
-    proba = model.proba(rows.x)
-    return dict(zip(anchors, (proba >= model.threshold_proba).tolist())), rows
+    keep = list_smoothed(model.proba(rows.x) >= model.threshold_proba, rows.group)
+    return dict(zip(anchors, keep.tolist())), rows
+
+
+def list_smoothed(keep: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """bool[anchors]: the per-anchor decisions ``keep`` with every link list (``group``) of at least
+    ``MIN_LIST`` anchors decided as a whole where it is nearly unanimous: all kept when at least
+    ``LIST_KEEP`` of its anchors are, all dropped when fewer than ``LIST_DROP`` are."""
+    size = np.bincount(group)
+    share = np.bincount(group, keep) / size
+    whole = size >= MIN_LIST
+    return (keep | (whole & (share >= LIST_KEEP))[group]) & ~(whole & (share < LIST_DROP))[group]
 
 
 def content_lists(rows: AnchorRows) -> np.ndarray:

@@ -8,7 +8,7 @@ import pytest
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.document import Document, Link, TextBlock
 from rankcrawl.pipelines.dom_features import PageContext
-from rankcrawl.pipelines.link_classifier import link_model
+from rankcrawl.pipelines.link_classifier import link_model, list_smoothed
 from rankcrawl.pipelines.link_features import LINK_FEATURES, href_features, href_words, link_features
 from rankcrawl.pipelines.steps import PRESETS, PageState, run_steps
 
@@ -91,6 +91,18 @@ def test_shipped_model_keeps_body_links_and_drops_navigation() -> None:
     urls = [link.url for link in doc.links]
     assert "http://news.example/story/2" in urls
     assert not any("/section/" in u for u in urls)
+
+
+def test_nearly_unanimous_lists_are_decided_as_a_whole() -> None:
+    group = np.repeat([0, 1, 2, 3], [5, 5, 5, 3])
+    keep = np.array([1, 1, 1, 0, 0,  1, 0, 0, 0, 0,  0, 0, 0, 0, 0,  1, 0, 0], dtype=bool)
+    smoothed = list_smoothed(keep, group)
+    assert smoothed[:5].all()                                # 3 of 5 kept: the whole list
+    assert smoothed[5:10].tolist() == keep[5:10].tolist()    # 1 of 5: undecided, per anchor
+    assert not smoothed[10:15].any()
+    assert smoothed[15:].tolist() == keep[15:].tolist()      # too short to count as a list
+    group, keep = np.repeat([0], 10), np.array([1] + [0] * 9, dtype=bool)
+    assert not list_smoothed(keep, group).any()              # 1 of 10: a stray pick in a menu goes
 
 
 def test_other_classifiers_keep_block_decisions() -> None:
