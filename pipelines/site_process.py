@@ -29,7 +29,7 @@ from rankcrawl.pipelines.page_result import Edges, PageResult, result_of
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from rankcrawl.pipelines.worker_logs import capture, level, replay, traced
-from rankcrawl.pipelines.workers import WorkerCrashed, forkserver, in_thread
+from rankcrawl.pipelines.workers import Restarting, WorkerCrashed, forkserver, in_thread
 from rankcrawl.settings.connection import RedisUnavailable, connect, retry_policy
 
 logger = logging.getLogger(__name__)
@@ -142,13 +142,12 @@ def _close(timeout: float) -> tuple[SiteClosed, list[logging.LogRecord]]:
     return traced(close, _site, timeout)
 
 
-class SiteProcess:
+class SiteProcess(Restarting):
     """The site-level step in a worker process of its own (started on first use, restarted if it dies)."""
 
     def __init__(self, spec: SiteSpec) -> None:
+        super().__init__()
         self.spec = spec
-        self.executor: ProcessPoolExecutor | None = None
-        self.restarts = 0
         self.current = SiteFigures()
         """The running process's figures as of its last page."""
         self.lost = SiteFigures()
@@ -163,14 +162,15 @@ class SiteProcess:
     async def decide(self, facts: PageFacts) -> PageResult:
         executor = self.start()
         with self._guard(executor, facts.url):
-            result, records, self.current = await in_thread(executor, _decide, facts)
-        replay(records)
-        return result
+            return self._received(await in_thread(executor, _decide, facts))
 
     def decide_sync(self, facts: PageFacts) -> PageResult:
         executor = self.start()
         with self._guard(executor, facts.url):
-            result, records, self.current = executor.submit(_decide, facts).result()
+            return self._received(executor.submit(_decide, facts).result())
+
+    def _received(self, reply: tuple[PageResult, list[logging.LogRecord], SiteFigures]) -> PageResult:
+        result, records, self.current = reply
         replay(records)
         return result
 
@@ -180,11 +180,8 @@ class SiteProcess:
         try:
             yield
         except BrokenProcessPool:
-            self.restarts += 1
-            self.lost, self.current = self.lost.plus(self.current), SiteFigures()
-            if self.executor is executor:
-                self.executor = None
-                executor.shutdown(wait=False, cancel_futures=True)
+            if self.retire(executor):
+                self.lost, self.current = self.lost.plus(self.current), SiteFigures()
             raise WorkerCrashed(f"the site-level process died on {url}") from None
 
     def close(self, timeout: float) -> SiteClosed:

@@ -78,16 +78,33 @@ async def in_thread(executor: Any, fn: Callable[..., Any], *args: Any) -> Any:
     return await maybe_deferred_to_future(as_deferred(executor.submit(fn, *args)))
 
 
-class AnalysisPool:
+class Restarting:
+    """Owner of a process pool that is dropped when it breaks and started anew on next use."""
+
+    def __init__(self) -> None:
+        self.executor: ProcessPoolExecutor | None = None
+        self.restarts = 0
+
+    def retire(self, executor: ProcessPoolExecutor) -> bool:
+        """Drop the broken ``executor`` (and count a restart); False if an earlier page already did,
+        as every page in flight on a dead pool fails."""
+        if self.executor is not executor:
+            return False
+        self.executor = None
+        self.restarts += 1
+        executor.shutdown(wait=False, cancel_futures=True)
+        return True
+
+
+class AnalysisPool(Restarting):
     """A bounded pool of warm analysis processes (or the reactor's threads when ``workers`` is 0)."""
 
     def __init__(self, workers: int, options: FactOptions) -> None:
         if workers < 0:
             raise ValueError(f"RANKCRAWL_ANALYSIS_WORKERS must be ≥ 0, not {workers}")
+        super().__init__()
         self.workers, self.options = workers, options
         self.slots = DeferredSemaphore(max(1, 2 * workers))
-        self.executor: ProcessPoolExecutor | None = None
-        self.restarts = 0
         self.peak = 0
         self.served = 0
         self.slowest = 0.0
@@ -120,14 +137,10 @@ class AnalysisPool:
             try:
                 facts, records = await in_thread(executor, traced, analyze_page, url, body, encoding, self.options)
             except BrokenProcessPool:
-                self.restarts += 1
-                if self.executor is executor:
-                    self.executor = None
-                    executor.shutdown(wait=False, cancel_futures=True)
-                    if not self.served:
-                        logger.error("rankcrawl: analysis worker processes could not start (a script that starts "
-                                     "a crawl needs `if __name__ == '__main__':`); analysing in threads")
-                        self.workers = 0
+                if self.retire(executor) and not self.served:
+                    logger.error("rankcrawl: analysis worker processes could not start (a script that starts "
+                                 "a crawl needs `if __name__ == '__main__':`); analysing in threads")
+                    self.workers = 0
                 raise WorkerCrashed(f"an analysis worker died on {url}") from None
             replay(records)
             self.served += 1
