@@ -6,7 +6,8 @@ Rows: every anchor of a block whose href resolves to an http(s) URL (``analyze``
 inference); features ``LINK_FEATURES``; label = the anchor's URL as written
 (``Link.written_url``), normalised as ``bench.metrics.normalize_link``, is among the page's gold
 content links; weight: ``PAGE_WEIGHT_POWER``. A page's decision is the model's per anchor, then
-per link list (``link_classifier.list_smoothed``, over all of the page's anchors), as at inference.
+per link list and with the listing fallback (``link_classifier.decided``, over all of the page's anchors), as at
+inference.
 
 The block probabilities among the features are out-of-fold: the shipped block model was fitted
 on these very pages, so its in-sample probabilities are better than anything it gives a new
@@ -44,8 +45,8 @@ from bench.metrics import normalize_link
 from bench.train_classifier import FIXED, analysed, checked, export, fit_rows, page_data
 from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import fit as fit_blocks
-from rankcrawl.pipelines.link_classifier import list_smoothed
-from rankcrawl.pipelines.link_features import LINK_FEATURES, anchor_rows
+from rankcrawl.pipelines.link_classifier import decided
+from rankcrawl.pipelines.link_features import LINK_FEATURES, AnchorRows, anchor_rows
 from rankcrawl.pipelines.links import link_maker
 from rankcrawl.pipelines.steps import PageState
 
@@ -63,11 +64,10 @@ micro link F1 0.691 → 0.710 on the train split, equal weights per page 0.697).
 
 @dataclass
 class PageLinks:
-    """One page's anchors: features and link lists of all, labels and URLs of the ``linked`` ones
-    (an http(s) target); gold URLs and the block decision's own links."""
+    """One page's anchors: rows (features, link lists, region) of all, labels and URLs of the ``linked``
+    ones (an http(s) target); gold URLs and the block decision's own links."""
 
-    x: np.ndarray
-    group: np.ndarray
+    rows: AnchorRows
     linked: np.ndarray
     y: np.ndarray
     urls: list[str]
@@ -105,7 +105,7 @@ def page_links(page: Page, state: PageState, proba: np.ndarray, page_row: np.nda
     if not urls:
         return None
     gold = {normalize_link(u) for u in page.gold_links or ()}
-    return PageLinks(anchors.x, anchors.group, np.array(rows), np.array([u in gold for u in urls]), urls, gold,
+    return PageLinks(anchors, np.array(rows), np.array([u in gold for u in urls]), urls, gold,
                      baseline, page.page_type or "?", page.host)
 
 
@@ -124,8 +124,8 @@ def type_f1(pages: list[PageLinks], predicted: list[set[str]], kind: str) -> flo
 
 
 def kept(page: PageLinks, proba: np.ndarray, threshold: float) -> set[str]:
-    """URLs the page keeps given its anchors' ``proba`` (all anchors, ``list_smoothed`` as at inference)."""
-    keep = list_smoothed(proba >= threshold, page.group)[page.linked]
+    """URLs the page keeps given its anchors' ``proba`` (all anchors, ``decided`` as at inference)."""
+    keep = decided(proba, page.rows, threshold)[page.linked]
     return {u for u, k in zip(page.urls, keep) if k}
 
 
@@ -135,7 +135,7 @@ def page_weights(pages: list[PageLinks]) -> np.ndarray:
 
 
 def fit(pages: list[PageLinks], params: dict) -> HistGradientBoostingClassifier:
-    return fit_rows(np.vstack([p.x[p.linked] for p in pages]), np.concatenate([p.y for p in pages]), page_weights(pages),
+    return fit_rows(np.vstack([p.rows.x[p.linked] for p in pages]), np.concatenate([p.y for p in pages]), page_weights(pages),
                     params)
 
 
@@ -167,7 +167,7 @@ def cross_validate(pages: list[PageLinks], folds: int) -> list[tuple[float, dict
         for k in range(folds):
             model = fit([p for p, f in zip(pages, fold_of) if f != k], params)
             for j in np.flatnonzero(fold_of == k):
-                proba = model.predict_proba(pages[j].x)[:, 1]
+                proba = model.predict_proba(pages[j].rows.x)[:, 1]
                 for t in THRESHOLDS:
                     preds[t][j] = kept(pages[j], proba, t)
         for t in THRESHOLDS:
@@ -205,7 +205,7 @@ def main(limit: int | None, folds: int) -> None:
         "sample_weight": f"anchors of the page ** -{PAGE_WEIGHT_POWER}",
     }
     data = export(model, threshold, meta, name="links", features=LINK_FEATURES)
-    checked(model, data, np.vstack([p.x[p.linked] for p in pages[:50]]))
+    checked(model, data, np.vstack([p.rows.x[p.linked] for p in pages[:50]]))
     MODEL.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     click.echo(f"cv micro link F1 {score:.4f} with {params}, threshold {threshold}; wrote {MODEL} "
                f"({MODEL.stat().st_size // 1024} KiB, {time.perf_counter() - start:.0f} s)")

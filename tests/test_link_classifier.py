@@ -7,9 +7,9 @@ import pytest
 
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.document import Document, Link, TextBlock
-from rankcrawl.pipelines.dom_features import PageContext
-from rankcrawl.pipelines.link_classifier import link_model, list_smoothed
-from rankcrawl.pipelines.link_features import LINK_FEATURES, href_features, href_words, link_features
+from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext
+from rankcrawl.pipelines.link_classifier import link_model, list_smoothed, with_main_list
+from rankcrawl.pipelines.link_features import LINK_FEATURES, AnchorRows, href_features, href_words, link_features
 from rankcrawl.pipelines.steps import PRESETS, PageState, run_steps
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
@@ -103,6 +103,31 @@ def test_nearly_unanimous_lists_are_decided_as_a_whole() -> None:
     assert smoothed[15:].tolist() == keep[15:].tolist()      # too short to count as a list
     group, keep = np.repeat([0], 10), np.array([1] + [0] * 9, dtype=bool)
     assert not list_smoothed(keep, group).any()              # 1 of 10: a stray pick in a menu goes
+
+
+def anchor_rows(group: list[int], words: list[float], roles: list[int], in_region: list[bool],
+                region_words: float) -> AnchorRows:
+    n = len(group)
+    return AnchorRows(np.zeros((n, len(LINK_FEATURES))), np.array(group), np.array(roles, dtype=np.int64),
+                      np.array(words, dtype=float), np.array(in_region, dtype=float), 5, region_words)
+
+
+def test_a_page_the_model_keeps_nothing_of_keeps_its_main_region_list() -> None:
+    nav = 1 << ROLE_NAMES.index("nav")
+    group = [0] * 6 + [1] * 8 + [2] * 5 + [3] * 6            # a menu, the listing, a smaller list, one outside
+    roles = [nav] * 6 + [0] * 19
+    words = [9.0] * 6 + [4.0] * 8 + [2.0] * 5 + [8.0] * 6
+    in_region = [True] * 19 + [False] * 6
+    nothing = np.zeros(25, dtype=bool)
+    rows = anchor_rows(group, words, roles, in_region, region_words=100.0)
+    assert with_main_list(nothing, rows).tolist() == [g == 1 for g in group]
+    some = nothing.copy()
+    some[15] = True                                          # the model kept a link: its decision stands
+    assert with_main_list(some, rows).tolist() == some.tolist()
+    long_region = anchor_rows(group, words, roles, in_region, region_words=1000.0)
+    assert not with_main_list(nothing, long_region).any()    # the list is a small part of a long text
+    menu_only = anchor_rows(group[:6], words[:6], roles[:6], in_region[:6], region_words=100.0)
+    assert not with_main_list(nothing[:6], menu_only).any()  # no list in the region outside a template role
 
 
 def test_other_classifiers_keep_block_decisions() -> None:
