@@ -176,7 +176,7 @@ def test_declared_language_versions_are_never_near_duplicates(r):
     switcher = ('<p class="lang"><a href="/en/story/1" hreflang="en" rel="alternate">en</a> '
                 '<a href="/de/story/1" hreflang="de" rel="alternate">de</a></p>')
     html = page(1)[1].replace('href="/story/', 'href="../story/').replace("<header>", f"<header>{switcher}")
-    shared = html.replace("</article>", f'<p>See the <a href="{HOST}/glossary">glossary</a>.</p></article>')
+    shared = html.replace("</article>", f'<p>See the <a href="{HOST}/glossary">glossary</a> for the terms this story uses.</p></article>')
     for order in (("en", "de"), ("de", "en")):
         sa = SiteAnalyzer(r, prefix=f"t:{order[0]}:")
         for lang in order:
