@@ -89,7 +89,7 @@ def with_main_list(keep: np.ndarray, rows: AnchorRows) -> np.ndarray:
     """``keep``, or, where it keeps no anchor, the anchors of the content region's main list: the
     ``region_lists`` list with the most anchor words, if they are at least ``MAIN_LIST_SHARE`` of the
     region's words (a listing, a category page or a product grid the per-anchor model missed whole)."""
-    if keep.any() or not rows.group.size:
+    if keep.any():
         return keep
     candidate, words = region_lists(rows)
     if not candidate.any():
@@ -106,7 +106,7 @@ def content_lists(rows: AnchorRows) -> np.ndarray:
     A ``region_lists`` list (a table of contents, an index, a product grid) whose anchor words are
     at least ``LIST_SHARE`` of the region's words, the region being below ``<body>``: the page is that list.
     """
-    if not rows.group.size or rows.region_depth < 3:
+    if rows.region_depth < 3:
         return np.zeros(rows.group.size, dtype=bool)
     candidate, words = region_lists(rows)
     return (candidate & (words >= LIST_SHARE * rows.region_words))[rows.group]
