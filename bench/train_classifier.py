@@ -127,10 +127,11 @@ def page_f1(data: PageData, keep: np.ndarray) -> float:
 
 
 def fit_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, params: dict) -> HistGradientBoostingClassifier:
-    """A gradient-boosted tree ensemble on rows ``x`` with labels ``y`` and sample weights ``w``."""
+    """A gradient-boosted tree ensemble on rows ``x`` with labels ``y`` and sample weights ``w`` (``params``
+    over ``FIXED``)."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # training only; the labels need no sklearn
 
-    return HistGradientBoostingClassifier(**FIXED, **params).fit(x, y, sample_weight=w)
+    return HistGradientBoostingClassifier(**{**FIXED, **params}).fit(x, y, sample_weight=w)
 
 
 def fit(pages: list[PageData], params: dict) -> HistGradientBoostingClassifier:
