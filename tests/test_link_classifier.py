@@ -105,8 +105,9 @@ def test_nearly_unanimous_lists_are_decided_as_a_whole() -> None:
     assert not list_smoothed(keep, group).any()              # 1 of 10: a stray pick in a menu goes
 
 
-def anchor_rows(group: list[int], words: list[float], roles: list[int], in_region: list[bool],
-                region_words: float) -> AnchorRows:
+def made_rows(group: list[int], words: list[float], roles: list[int], in_region: list[bool],
+              region_words: float) -> AnchorRows:
+    """Anchor rows made by hand: only the list structure ``with_main_list`` reads, no features."""
     n = len(group)
     return AnchorRows(np.zeros((n, len(LINK_FEATURES))), np.array(group), np.array(roles, dtype=np.int64),
                       np.array(words, dtype=float), np.array(in_region, dtype=float), 5, region_words)
@@ -119,14 +120,14 @@ def test_a_page_the_model_keeps_nothing_of_keeps_its_main_region_list() -> None:
     words = [9.0] * 6 + [4.0] * 8 + [2.0] * 5 + [8.0] * 6
     in_region = [True] * 19 + [False] * 6
     nothing = np.zeros(25, dtype=bool)
-    rows = anchor_rows(group, words, roles, in_region, region_words=100.0)
+    rows = made_rows(group, words, roles, in_region, region_words=100.0)
     assert with_main_list(nothing, rows).tolist() == [g == 1 for g in group]
     some = nothing.copy()
     some[15] = True                                          # the model kept a link: its decision stands
     assert with_main_list(some, rows).tolist() == some.tolist()
-    long_region = anchor_rows(group, words, roles, in_region, region_words=1000.0)
+    long_region = made_rows(group, words, roles, in_region, region_words=1000.0)
     assert not with_main_list(nothing, long_region).any()    # the list is a small part of a long text
-    menu_only = anchor_rows(group[:6], words[:6], roles[:6], in_region[:6], region_words=100.0)
+    menu_only = made_rows(group[:6], words[:6], roles[:6], in_region[:6], region_words=100.0)
     assert not with_main_list(nothing[:6], menu_only).any()  # no list in the region outside a template role
 
 
