@@ -13,6 +13,7 @@ from collections import Counter
 
 import networkx as nx
 import numpy as np
+import pytest
 from epoch_reader import whole_epoch_reader
 
 from rankcrawl.ranker.livegraph import LiveGraph
@@ -207,6 +208,7 @@ def test_kill_9_mid_delta_then_restart_gives_exact_ranks(redis_url, r, rankcrawl
     assert sum(abs(ours[u] - ref[u]) for u in ref) <= 1e-9
 
 
+@pytest.mark.slow
 def test_two_rankers_share_one_redis(redis_url, r, rankcrawl_home):
     store = GraphStore(r)
     rng = np.random.default_rng(6)

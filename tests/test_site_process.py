@@ -66,5 +66,5 @@ def test_the_site_process_logs_through_this_process(caplog: pytest.LogCaptureFix
     finally:
         process.close(0.1)
     assert result.follow  # decided per page
-    (record,) = [r for r in caplog.records if "site-level state unavailable" in r.getMessage()]
-    assert record.name == "rankcrawl.pipelines.sitelevel" and record.process != os.getpid()
+    records = [r for r in caplog.records if "site-level state unavailable" in r.getMessage()]  # a loaded machine may log a retry too
+    assert records and all(r.name == "rankcrawl.pipelines.sitelevel" and r.process != os.getpid() for r in records)
