@@ -25,10 +25,11 @@ MAX_HREF = 2083
 """Longest ``href`` kept (Scrapy's ``URLLENGTH_LIMIT`` default: a longer URL is never requested);
 a longer one is removed after parsing, so its element is no link and no step pays for it (one
 100 kB ``data:`` or 3000-parameter href cost up to 0.1 s to normalise, each)."""
-MAX_LINKS = 5_000
+MAX_LINKS = 10_000
 """Links (``<a href>``) kept per page, the first ones in document order; the href of every later
-one is removed (the 2,365 labelled pages have at most 1,777; the link model spends 30-60 µs on
-each, and the crawl writes each as an edge)."""
+one is removed. The 2,365 labelled pages have at most 1,777; real keyword indexes have more
+(javadoc's ``index-all.html`` 7,929, gtk-doc's ``api-index-full.html`` 5,340). The link model
+spends 30-60 µs on each, within the page's analysis timeout (``RANKCRAWL_ANALYSIS_TIMEOUT``)."""
 
 class PageSearch(NamedTuple):
     """A page's elements of interest, each list in document order."""
