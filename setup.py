@@ -7,7 +7,12 @@ Built where Cython and a C compiler are at hand (``optional``: a failed build le
 code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py``,
 ``link_features.py`` and ``blockfusion.py``, with the same results, slower)."""
 
+import os
+
 from setuptools import Extension, setup
+
+JOBS = os.cpu_count() or 1
+"""Cython translates, and the C compiler compiles, the six extensions in this many parallel jobs."""
 
 
 def extensions() -> list[Extension]:
@@ -23,7 +28,7 @@ def extensions() -> list[Extension]:
     stats = Extension("rankcrawl.pipelines._textstats", ["pipelines/_textstats.pyx"], optional=True)
     tokens = Extension("rankcrawl.pipelines._tokens", ["pipelines/_tokens.pyx"], optional=True)
     fusion = Extension("rankcrawl.pipelines._blockfusion", ["pipelines/_blockfusion.pyx"], optional=True)
-    return cythonize([walk, scan, trees, stats, tokens, fusion], quiet=True)
+    return cythonize([walk, scan, trees, stats, tokens, fusion], quiet=True, nthreads=JOBS)
 
 
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": JOBS}})
