@@ -15,6 +15,7 @@ import pytest
 import redis
 from test_crawl_e2e import CRAWL_TIMEOUT, crawl_command, parse_stats, stored_edges
 
+from rankcrawl.pipelines.budget import MIN_PREFIX_SHARE
 from rankcrawl.ranker.store.graphstore import GraphStore
 
 pytestmark = pytest.mark.slow
@@ -28,6 +29,10 @@ HOSTILE = {
     "/deep": b"<html><body>" + b"<p><b>x" * 150_000,
     "/hrefs": b"<html><body><p>" + b"".join(b"<a href='/q?%s'>w</a> " % (b"k=v&" * 600 + b"%d" % i) for i in range(1000)),
 }
+BUDGET = 0.2
+"""RANKCRAWL_ANALYSIS_TIMEOUT (CPU seconds): /deep, /links and /divs need 0.2–0.6 s whole on an idle core
+of the development machine, so at least two of them exceed the half of it a whole page gets, on faster
+machines too."""
 BOMB = gzip.compress(b"<html><body>" + b"<p>" + b"word " * 2_000_000)  # 10 MB inflated: over DOWNLOAD_MAXSIZE
 
 
@@ -74,18 +79,21 @@ def site() -> Iterator[str]:
 
 
 def test_hostile_pages_in_a_crawl_are_bounded_and_the_rest_stored(site: str, redis_url: str, r: redis.Redis) -> None:
-    proc = subprocess.run(crawl_command([f"{site}/"], redis_url, RANKCRAWL_ANALYSIS_TIMEOUT="1", RANKCRAWL_RANKER="False"),
+    proc = subprocess.run(crawl_command([f"{site}/"], redis_url, RANKCRAWL_ANALYSIS_TIMEOUT=str(BUDGET), RANKCRAWL_RANKER="False"),
                           capture_output=True, text=True, timeout=CRAWL_TIMEOUT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     stats = parse_stats(proc.stdout)
     slowest = int(stats["rankcrawl/analysis/slowest_ms"])
     bounded = int(stats.get("rankcrawl/pages/analysis_prefix", 0)) + int(stats.get("rankcrawl/dropped/analysis_timeout", 0))
-    print(f"\nslowest page analysis {slowest} ms (budget 1000 ms); prefix or skipped: {bounded}; "
-          f"truncated {stats.get('rankcrawl/pages/truncated', 0)}")
-    assert slowest < 3000  # 1 s budget: the whole page gets half, its prefix the rest; before: 5 s and more
-    # CPU split: the workers' analysis (the hostile pages cost seconds of it) and the crawl process's own
-    assert 0.5 < float(stats["rankcrawl/analysis/cpu_s"]) and 0 < float(stats["rankcrawl/crawl_process/cpu_s"])
+    print(f"\nslowest page analysis {slowest} ms (budget {BUDGET * 1000:.0f} ms); prefix or skipped: {bounded}; "
+          f"truncated {stats.get('rankcrawl/pages/truncated', 0)}; analysis CPU {stats['rankcrawl/analysis/cpu_s']} s")
+    # the whole page gets half the budget, its prefix the rest (at least MIN_PREFIX_SHARE of it), plus the steps
+    # that run unchecked between two deadline checks
+    assert slowest < 1000 * BUDGET * (1 + MIN_PREFIX_SHARE) + 500
     assert bounded >= 2
+    # CPU split: the workers' analysis (each bounded page spent at least half the budget of it) and the
+    # crawl process's own
+    assert float(stats["rankcrawl/analysis/cpu_s"]) >= BUDGET and 0 < float(stats["rankcrawl/crawl_process/cpu_s"])
     store, edges = GraphStore(r), stored_edges(r)
     articles = {f"{site}/a{n}" for n in range(1, 4)}
     assert all(store.meta(url) is not None for url in [f"{site}/", *articles])
