@@ -30,7 +30,6 @@ def find_data(start: Path | None = None) -> Path:
     start = start or Path(__file__).resolve()
     if os.environ.get("RANKCRAWL_BENCH_DATA"):
         return Path(os.environ["RANKCRAWL_BENCH_DATA"])
-    start = start or Path(__file__).resolve()
     for parent in start.parents:
         if (parent / "shared" / "data").is_dir():
             return parent / "shared" / "data"

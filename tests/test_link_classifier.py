@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -174,3 +177,23 @@ def test_host_folds_keep_a_site_in_one_fold() -> None:
     folds = host_folds(hosts, 3)
     assert folds.tolist() == [1, 0, 1, 2, 0, 0]
     assert {h: f for h, f in zip(hosts, folds)} == {"a.example": 0, "b.example": 1, "c.example": 2, "d.example": 0}
+
+
+def test_ceiling_keeps_the_links_of_the_blocks_the_gold_text_covers(tmp_path: Path) -> None:
+    from bench.datasets import Page
+    from bench.link_ceiling import content_block_links
+
+    prose = ("The harbour town rebuilt its stone pier after the storm, and the fishing boats returned within a "
+             "season to land their catch at the old market hall. ")
+    html = (f"<html><body><nav><a href='/home'>Home</a> <a href='/about'>About us</a></nav>"
+            f"<article><p>{prose * 3}Read <a href='/pier'>the history of the pier</a> too.</p></article>"
+            "<footer><a href='/privacy'>Privacy</a></footer></body></html>")
+    path = tmp_path / "page.html.gz"
+    path.write_bytes(gzip.compress(html.encode()))
+    gold_text = f"{prose * 3}Read the history of the pier too."
+    page = Page("wcxb-dev", "0001", "https://h.example/a", path, gold_text, frozenset({"https://h.example/pier"}))
+    urls, rows = content_block_links(page)
+    assert urls == {"https://h.example/pier"}
+    assert rows is not None and rows.gold == {"https://h.example/pier"}
+    assert sorted(rows.urls) == sorted(f"https://h.example/{p}" for p in ("home", "about", "pier", "privacy"))
+    assert rows.y.tolist() == [u == "https://h.example/pier" for u in rows.urls]
