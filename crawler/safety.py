@@ -3,9 +3,12 @@
 Host names are resolved off the reactor thread (``deferToThread(getaddrinfo)``) and every address
 a name resolves to must be public. IPv6 addresses that carry an IPv4 address (IPv4-mapped and
 -translated, IPv4-compatible, 6to4 ``2002::/16``, Teredo ``2001::/32``, NAT64 ``64:ff9b::/96``) are
-judged by that IPv4 address; local-use NAT64 ``64:ff9b:1::/48`` and site-local ``fec0::/10`` are
-never public. ``RANKCRAWL_ALLOW_PRIVATE = True`` switches the guard off (the demo and the tests crawl
-127.0.0.1). A refused request raises ``IgnoreRequest`` and counts in ``rankcrawl/safety/refused``.
+judged by that IPv4 address. Which addresses are public is an explicit table (``SPECIAL_PURPOSE``:
+the IANA IPv4 and IPv6 Special-Purpose Address Registries' ranges that are not globally reachable,
+plus multicast, site-local and the 6to4 relay anycast), not the interpreter's version-dependent
+``is_global``; an IPv6 address outside global unicast ``2000::/3`` is never public.
+``RANKCRAWL_ALLOW_PRIVATE = True`` switches the guard off (the demo and the tests crawl 127.0.0.1).
+A refused request raises ``IgnoreRequest`` and counts in ``rankcrawl/safety/refused``.
 A name that cannot be resolved fails closed: no request is sent, ``rankcrawl/safety/unresolved``
 counts it and a ``DNSLookupError`` goes to Scrapy's retry middleware like any DNS failure
 (``RANKCRAWL_SSRF_FAIL_OPEN = True`` leaves it to the downloader instead). Verdicts are cached
@@ -52,9 +55,45 @@ UNRESOLVED = None
 MISS = object()
 """No cached verdict."""
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
-NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+GLOBAL_UNICAST_V6 = ipaddress.ip_network("2000::/3")
+SPECIAL_PURPOSE: tuple[tuple[str, str], ...] = (
+    # IPv4 Special-Purpose Address Registry: the ranges not globally reachable
+    ("0.0.0.0/8", "this network"),
+    ("10.0.0.0/8", "private use"),
+    ("100.64.0.0/10", "shared address space (carrier-grade NAT)"),
+    ("127.0.0.0/8", "loopback"),
+    ("169.254.0.0/16", "link local"),
+    ("172.16.0.0/12", "private use"),
+    ("192.0.0.0/24", "IETF protocol assignments (DS-Lite, dummy 192.0.0.8, NAT64 discovery, anycast services)"),
+    ("192.0.2.0/24", "documentation (TEST-NET-1)"),
+    ("192.88.99.0/24", "6to4 relay anycast (deprecated)"),
+    ("192.168.0.0/16", "private use"),
+    ("198.18.0.0/15", "benchmarking"),
+    ("198.51.100.0/24", "documentation (TEST-NET-2)"),
+    ("203.0.113.0/24", "documentation (TEST-NET-3)"),
+    ("224.0.0.0/4", "multicast"),
+    ("240.0.0.0/4", "reserved, and the limited broadcast 255.255.255.255"),
+    # IPv6 Special-Purpose Address Registry: the ranges not globally reachable
+    ("::/128", "unspecified"),
+    ("::1/128", "loopback"),
+    ("64:ff9b:1::/48", "local-use IPv4/IPv6 translation"),
+    ("100::/64", "discard-only"),
+    ("100:0:0:1::/64", "dummy prefix"),
+    ("2001::/23", "IETF protocol assignments (benchmarking, ORCHID, anycast services; Teredo is judged by its IPv4)"),
+    ("2001:db8::/32", "documentation"),
+    ("3fff::/20", "documentation"),
+    ("5f00::/16", "segment routing SIDs"),
+    ("fc00::/7", "unique local"),
+    ("fe80::/10", "link local"),
+    ("fec0::/10", "site local (deprecated)"),
+    ("ff00::/8", "multicast"),
+)
+"""Address ranges that are never public: (CIDR, what IANA reserves it for)."""
+NON_PUBLIC_V4 = tuple(ipaddress.IPv4Network(c) for c, _ in SPECIAL_PURPOSE if ":" not in c)
+NON_PUBLIC_V6 = tuple(ipaddress.IPv6Network(c) for c, _ in SPECIAL_PURPOSE if ":" in c)
+TEREDO = ipaddress.ip_network("2001::/32")
 
 
 def embedded_ipv4(ip: IPv6Address) -> list[IPv4Address] | None:
@@ -70,20 +109,22 @@ def embedded_ipv4(ip: IPv6Address) -> list[IPv4Address] | None:
     return None
 
 
-def _routable(ip: IPv4Address | IPv6Address) -> bool:
-    return ip.is_global and not ip.is_multicast
+def _public_v4(ip: IPv4Address) -> bool:
+    return not any(ip in net for net in NON_PUBLIC_V4)
 
 
 def is_public(address: str) -> bool:
-    """True when ``address`` (an IP literal) is a globally routable unicast address."""
+    """True when ``address`` (an IP literal) is a globally routable unicast address: outside every
+    ``SPECIAL_PURPOSE`` range, an IPv6 one inside ``2000::/3`` or carrying a public IPv4 address."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, IPv6Address):
-        if ip in NAT64_LOCAL or ip.is_site_local:
-            return False
-        inner = embedded_ipv4(ip)
-        if inner is not None:
-            return all(_routable(v4) for v4 in inner)
-    return _routable(ip)
+    if isinstance(ip, IPv4Address):
+        return _public_v4(ip)
+    if any(ip in net for net in NON_PUBLIC_V6) and ip not in TEREDO:
+        return False
+    inner = embedded_ipv4(ip)
+    if inner is not None:
+        return all(_public_v4(v4) for v4 in inner)
+    return ip in GLOBAL_UNICAST_V6
 
 
 def resolve(host: str) -> list[str]:

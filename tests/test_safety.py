@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 
 import pytest
@@ -10,7 +11,15 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import DNSLookupError
 
-from rankcrawl.crawler.safety import CACHE_TTL, NEGATIVE_TTL, SafetyMiddleware, is_public, literal_addresses, resolve
+from rankcrawl.crawler.safety import (
+    CACHE_TTL,
+    NEGATIVE_TTL,
+    SPECIAL_PURPOSE,
+    SafetyMiddleware,
+    is_public,
+    literal_addresses,
+    resolve,
+)
 
 
 @pytest.mark.parametrize("address", [
@@ -21,15 +30,26 @@ from rankcrawl.crawler.safety import CACHE_TTL, NEGATIVE_TTL, SafetyMiddleware, 
     "::ffff:10.0.0.1", "::ffff:0:7f00:1", "::7f00:1", "::a9fe:a9fe", "2002:7f00:1::", "2002:a9fe:a9fe::1",
     "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b::a00:1", "64:ff9b:1::808:808",
     "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:0:7f00:1::808:808", "fec0::1", "::", "::2",
+    # IANA special-purpose ranges that some interpreters' ``is_global`` judged public
+    "192.0.0.8", "192.0.0.9", "192.0.0.170", "192.0.2.1", "198.18.0.1", "198.51.100.7", "203.0.113.9",
+    "192.88.99.1", "239.255.255.250", "::ffff:192.0.0.8", "64:ff9b::c000:8", "2002:c000:8::1",
+    "100::1", "100:0:0:1::1", "2001:2::1", "2001:20::1", "2001:db8::1", "3fff::1", "5f00::1", "4000::1",
 ])
 def test_non_public_addresses(address: str) -> None:
     assert not is_public(address)
 
 
 @pytest.mark.parametrize("address", ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8",
-                                     "2002:808:808::1", "64:ff9b::808:808"])
+                                     "2002:808:808::1", "64:ff9b::808:808", "192.0.1.1", "100.128.0.1",
+                                     "198.20.0.1", "2001:4860:4860::8888", "2a00:1450:4001::1"])
 def test_public_addresses(address: str) -> None:
     assert is_public(address)
+
+
+def test_special_purpose_table_is_well_formed() -> None:
+    for cidr, why in SPECIAL_PURPOSE:
+        net = ipaddress.ip_network(cidr)  # strict: no host bits set
+        assert why and not is_public(str(net.network_address)) and not is_public(str(net.broadcast_address))
 
 
 def test_literals_and_resolution() -> None:
