@@ -1,9 +1,12 @@
 """Labelled pages of ../shared/data (WCXB-dev, L3S-GN1) with their gold, per data README §1–2.
 
-Held-out split: ``split_of(dataset, page_id)`` hashes ``"<dataset>:<page_id>"`` with SHA-1; the
-first 8 bytes as an integer modulo 100 below 70 is ``"train"``, otherwise ``"heldout"``
-(70 % / 30 %, deterministic, independent of file order). Training uses ``train`` only; every
-reported figure is on ``heldout`` (or on all pages where a table says so).
+Splits (``split_of``): the WCXB-dev pages listed in ``bench/splits/wcxb_test_ids.txt`` are
+``"test"``: whole hosts, about a quarter of each page type, drawn once by
+``bench.splits.make_test_split`` and scored only to confirm a kept change (``bench.extraction
+--split test`` logs every scoring in ``bench/splits/test_scores.log``). Every other page hashes
+``"<dataset>:<page_id>"`` with SHA-1; the first 8 bytes as an integer modulo 100 below 70 is
+``"train"``, otherwise ``"heldout"`` (deterministic, independent of file order). Training uses
+``train`` only; development figures are on ``heldout`` or ``dev`` (every page but the test split).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -38,8 +42,10 @@ def find_data(start: Path | None = None) -> Path:
 
 DATA = find_data()
 DATASETS = ("wcxb-dev", "l3s-gn1")
-SPLITS = ("train", "heldout", "all")
+SPLITS = ("train", "heldout", "dev", "test", "all")
 TRAIN_PERCENT = 70
+TEST_IDS = Path(__file__).resolve().parent / "splits" / "wcxb_test_ids.txt"
+TEST_DATASET = "wcxb-dev"
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,17 @@ class Page:
         return self.html_bytes().decode("utf-8", errors="replace")
 
 
+@cache
+def test_ids() -> frozenset[str]:
+    """Page ids of the frozen WCXB-dev test split (empty before it is drawn)."""
+    return frozenset(TEST_IDS.read_text().split()) if TEST_IDS.exists() else frozenset()
+
+
 def split_of(dataset: str, page_id: str) -> str:
-    """``"train"`` for 70 % of pages, ``"heldout"`` for the rest, by SHA-1 of the page id."""
+    """``"test"`` for the frozen test ids; else ``"train"`` for 70 % of pages, ``"heldout"`` for the
+    rest, by SHA-1 of the page id."""
+    if dataset == TEST_DATASET and page_id in test_ids():
+        return "test"
     digest = hashlib.sha1(f"{dataset}:{page_id}".encode()).digest()
     return "train" if int.from_bytes(digest[:8], "big") % 100 < TRAIN_PERCENT else "heldout"
 
@@ -87,7 +102,7 @@ def load(dataset: str, split: str = "all", data: Path = DATA, limit: int | None 
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     source = iter_wcxb(data / "wcxb-dev") if dataset == "wcxb-dev" else iter_l3s(data / "l3s-gn1")
-    pages = [p for p in source if split == "all" or p.split == split]
+    pages = [p for p in source if split == "all" or p.split == split or (split == "dev" and p.split != "test")]
     return pages[:limit] if limit is not None else pages
 
 

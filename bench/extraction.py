@@ -1,17 +1,21 @@
 """Extraction benchmark: rankcrawl (every preset of ``steps.PRESETS``) against the peers, same pages, one run.
 
-    python -m bench.extraction [--dataset wcxb-dev|l3s-gn1|both] [--limit N]
+    python -m bench.extraction [--dataset wcxb-dev|l3s-gn1|both] [--split heldout|dev|test] [--limit N] [--only-default]
 
 Quality: word P/R/F1, WCXB snippet accuracy, content-link P/R/F1 (micro and macro), as in
-../shared/data/README.md §3, on the held-out split (``bench.datasets``) and for L3S-GN1 on all
-pages too. Speed: rankcrawl as the ``rankcrawl extract`` CLI (whole runs over batches of up to
+../shared/data/README.md §3, on a WCXB-dev split of ``bench.datasets`` (``heldout`` by default;
+``dev`` = every page but the frozen test split, for development; ``test`` = the frozen test split,
+scored once per kept change: each such run appends its figures to ``bench/splits/test_scores.log``,
+with the perfect-extraction link ceiling of ``bench.link_ceiling`` beside the link F1) and for
+L3S-GN1 on the held-out pages and on all pages. Speed: rankcrawl as the ``rankcrawl extract`` CLI (whole runs over batches of up to
 200 files, process start included: CPU seconds of the child processes, and their wall time; with
 Python's bytecode cache on, as a ``pip install`` leaves it, whatever ``PYTHONDONTWRITEBYTECODE`` says) and
 in process; peers in process; every tool runs on one batch before the next batch starts, the in-process
 tools page by page in turn; in-process figures are CPU seconds of this single-threaded
 process, so they are fair under machine load. The two speed ratios reported: CLI pages per
 CPU second (process start included) / trafilatura's, and in-process / trafilatura's.
-The section "extraction" of docs/BENCHMARKS.md is rewritten only by full runs (no ``--limit``).
+The section "extraction" of docs/BENCHMARKS.md is rewritten only by full runs (no ``--limit``, no
+``--only-default``) of the held-out split.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
 
@@ -35,7 +39,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bench.datasets import DATA, Page, load
+from bench.datasets import DATA, TEST_IDS, Page, load
 from bench.extraction_peers import PEERS, Extraction, versions
 from bench.metrics import PRF, LinkCounts, SnippetCounts, mean_prf, word_prf
 from bench.report import markdown_table, write_section
@@ -183,17 +187,20 @@ def classifiers() -> list[str]:
     return [DEFAULT_PRESET] + sorted(n for n in PRESETS if n != DEFAULT_PRESET)
 
 
-def evaluate(pages: list[Page]) -> list[Run]:
+def evaluate(pages: list[Page], only_default: bool = False) -> list[Run]:
     """Every tool on ``pages``: the CLI, rankcrawl per classifier in process, the peers; interleaved
     by batch of ``BATCH`` pages (one CLI process, then the in-process tools on the same pages, page by
-    page), so a change in the machine's load while the benchmark runs falls on every tool alike."""
+    page), so a change in the machine's load while the benchmark runs falls on every tool alike.
+    ``only_default``: rankcrawl's default preset in process only (development runs)."""
+    names = classifiers()[:1] if only_default else classifiers()
     tools: list[tuple[str, Callable[[str, str], Extraction]]] = [
-        (f"rankcrawl ({name})", rankcrawl_in_process(name)) for name in classifiers()]
-    tools += [(name, extract) for name, (_, extract) in PEERS.items()]
+        (f"rankcrawl ({name})", rankcrawl_in_process(name)) for name in names]
+    if not only_default:
+        tools += [(name, extract) for name, (_, extract) in PEERS.items()]
     runs: list[Run] = []
     for i in range(0, len(pages), BATCH):
         batch = pages[i : i + BATCH]
-        done = [run_cli(batch), *run_in_process(tools, batch)]
+        done = [*([] if only_default else [run_cli(batch)]), *run_in_process(tools, batch)]
         if not runs:
             runs = done
         else:
@@ -218,7 +225,9 @@ def ratios(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> 
     by = {r.tool: r for r in runs}
     cli, default, peer = runs[0], runs[1], by[against]
     s_def, s_peer = score(default, pages), score(peer, pages)
-    parts = [f"word F1 {s_def.words.f1:.3f} vs {s_peer.words.f1:.3f}"]
+    best = max((r for r in runs if r.tool in PEERS), key=lambda r: score(r, pages).words.f1)
+    parts = [f"word F1 {s_def.words.f1:.3f} vs {s_peer.words.f1:.3f} (best peer {best.tool} "
+             f"{score(best, pages).words.f1:.3f})"]
     if s_def.links and s_peer.links:
         parts.append(f"link F1 {s_def.links.micro().f1:.3f} vs {s_peer.links.micro().f1:.3f}")
     parts.append(f"speed `rankcrawl extract` (process start included) / {against} = "
@@ -227,10 +236,15 @@ def ratios(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> 
     return f"{default.tool} vs {against}: " + "; ".join(parts)
 
 
+def default_run(runs: list[Run]) -> Run:
+    """The in-process run of the default preset."""
+    return next(r for r in runs if r.tool.startswith("rankcrawl (") and "CLI" not in r.tool)
+
+
 def by_page_type(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> str:
     """Markdown: word F1 and content-link F1 per WCXB page type: rankcrawl (default), ``against`` and
     the best peer of the run by word F1 on that type."""
-    default, peer = runs[1], next(r for r in runs if r.tool == against)
+    default, peer = default_run(runs), next(r for r in runs if r.tool == against)
     peers = [r for r in runs if r.tool in PEERS]
     rows = []
     for kind in sorted({p.page_type or "?" for p in pages}):
@@ -247,37 +261,101 @@ def by_page_type(runs: list[Run], pages: list[Page], against: str = "trafilatura
     return markdown_table(headers, rows)
 
 
+TEST_LOG = TEST_IDS.parent / "test_scores.log"
+SPLIT_TITLES = {"heldout": "held-out", "dev": "dev (all but the test split)", "test": "frozen test split"}
+
+
+def ceiling(pages: list[Page]) -> dict[str, LinkCounts]:
+    """Link counts of a perfect text extraction (``bench.link_ceiling``), overall (``"all"``) and per type."""
+    from bench.link_ceiling import content_block_links
+
+    counts: dict[str, LinkCounts] = {}
+    for page in pages:
+        if page.gold_links is None:
+            continue
+        urls, _ = content_block_links(page)
+        for key in ("all", page.page_type or "?"):
+            counts.setdefault(key, LinkCounts()).add(urls, page.gold_links)
+    return counts
+
+
+def test_log_line(runs: list[Run], pages: list[Page], limit: int | None) -> str:
+    """One line of the test-split log: UTC time, git head, pages, rankcrawl's word F1 (P/R) overall and
+    per type, the best peer's word F1, link F1 and its share of the perfect-extraction ceiling."""
+    head = subprocess.run(["git", "-C", str(TEST_IDS.parent), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True).stdout.strip() or "?"
+    default = default_run(runs)
+    ours = score(default, pages)
+    parts = [datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%MZ"), f"head {head}", f"pages {len(pages)}"
+             + (f" (limit {limit})" if limit else ""),
+             f"word F1 {ours.words.f1:.3f} (P {ours.words.p:.3f} R {ours.words.r:.3f})"]
+    peers = [r for r in runs if r.tool in PEERS]
+    if peers:
+        best = max(peers, key=lambda r: score(r, pages).words.f1)
+        parts.append(f"best peer {best.tool} {score(best, pages).words.f1:.3f}")
+    kinds = sorted({p.page_type or "?" for p in pages})
+    parts.append("by type " + ", ".join(
+        f"{k} {score(default, [p for p in pages if (p.page_type or '?') == k]).words.f1:.3f}" for k in kinds))
+    if ours.links:
+        top = ceiling(pages)
+        link_parts = []
+        for key in ["all", *kinds]:
+            subset = pages if key == "all" else [p for p in pages if (p.page_type or "?") == key]
+            got = score(default, subset).links
+            if got is None or key not in top:
+                continue
+            f1, best_f1 = got.micro().f1, top[key].micro().f1
+            link_parts.append(f"{key} {f1:.3f}/{best_f1:.3f}" + (f" ({f1 / best_f1:.2f})" if best_f1 else ""))
+        parts.append("link F1/ceiling " + ", ".join(link_parts))
+    return " | ".join(parts)
+
+
 @click.command()
 @click.option("--dataset", type=click.Choice(["wcxb-dev", "l3s-gn1", "both"]), default="both", show_default=True)
+@click.option("--split", type=click.Choice(list(SPLIT_TITLES)), default="heldout", show_default=True,
+              help="WCXB-dev pages to score; every scoring of 'test' is appended to bench/splits/test_scores.log.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="At most N pages per dataset (quick runs; no report written).")
-def main(dataset: str, limit: int | None) -> None:
-    """Run the extraction benchmark and print (and, on full runs, record) the tables."""
+@click.option("--only-default", is_flag=True,
+              help="Only rankcrawl's default preset in process: no CLI, no peers, no report written.")
+def main(dataset: str, split: str, limit: int | None, only_default: bool) -> None:
+    """Run the extraction benchmark and print (and, on full held-out runs, record) the tables."""
     if not DATA.exists():
         raise click.ClickException(f"benchmark data not found at {DATA}")
     console = Console(width=200)
     sections = []
+    title = SPLIT_TITLES[split]
     if dataset in ("wcxb-dev", "both"):
-        pages = load("wcxb-dev", "heldout", limit=limit)
-        runs = evaluate(pages)
-        t, md = table("WCXB-dev held-out", runs, pages)
+        pages = load("wcxb-dev", split, limit=limit)
+        if not pages:
+            raise click.ClickException(f"no WCXB-dev pages in split {split!r}")
+        runs = evaluate(pages, only_default)
+        t, md = table(f"WCXB-dev {title}", runs, pages)
         console.print(t)
-        line = ratios(runs, pages)
-        types = by_page_type(runs, pages)
-        console.print(line, types, sep="\n\n")
-        sections.append(md + "\n\n" + line + "\n\nBy WCXB page type (held-out):\n\n" + types)
+        if not only_default:
+            line = ratios(runs, pages)
+            types = by_page_type(runs, pages)
+            console.print(line, types, sep="\n\n")
+            sections.append(md + "\n\n" + line + f"\n\nBy WCXB page type ({title}):\n\n" + types)
+        if split == "test":
+            entry = test_log_line(runs, pages, limit)
+            with TEST_LOG.open("a") as log:
+                log.write(entry + "\n")
+            scored = len(TEST_LOG.read_text().splitlines())
+            console.print(f"{entry}\nappended to {TEST_LOG} (the test split has been scored {scored} times)")
     if dataset in ("l3s-gn1", "both"):
         pages = load("l3s-gn1", "all", limit=limit)
-        runs = evaluate(pages)
+        runs = evaluate(pages, only_default)
         held = [p for p in pages if p.split == "heldout"]
-        for title, subset in (("L3S-GN1 held-out", held), ("L3S-GN1 all (train split included)", pages)):
-            t, md = table(title, runs, subset)
+        for name, subset in (("L3S-GN1 held-out", held), ("L3S-GN1 all (train split included)", pages)):
+            t, md = table(name, runs, subset)
             console.print(t)
-            line = ratios(runs, subset)
-            console.print(line)
-            sections.append(md + "\n\n" + line)
+            if not only_default:
+                line = ratios(runs, subset)
+                console.print(line)
+                sections.append(md + "\n\n" + line)
     failures = ", ".join(f"{r.tool}: {r.failures}" for r in runs if r.failures)
-    if limit is None:
+    if limit is None and not only_default and split == "heldout":
         write_section("extraction", report(dataset, sections, failures))
         console.print("wrote section 'extraction' of docs/BENCHMARKS.md")
 
@@ -291,8 +369,8 @@ def report(dataset: str, sections: list[str], failures: str) -> str:
         f"Command: `python -m bench.extraction --dataset {dataset}` ({date.today().isoformat()}).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in pkgs.items()) + ".",
         "",
-        "Held-out = pages whose SHA-1(dataset:id) mod 100 ≥ 70 (bench/datasets.py); the `trained`",
-        "models were fitted on the other 70 % only. Metrics: data README §3. Peers get the HTML",
+        "Held-out = pages whose SHA-1(dataset:id) mod 100 ≥ 70, outside the frozen WCXB test split",
+        "(bench/datasets.py); the `trained` models were fitted on train-split pages only. Metrics: data README §3. Peers get the HTML",
         "decoded as UTF-8 and the page URL. pages/s (CPU) = pages per CPU second on one core: in",
         "process, and for the CLI row of whole `rankcrawl extract` runs (≤ 200 files each, process",
         "start included; their wall-clock rate beside it). n/a: the tool returns no links."

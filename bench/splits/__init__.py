@@ -1,0 +1,1 @@
+"""Frozen evaluation splits of the benchmark data (ids in text files) and the script that draws them."""
