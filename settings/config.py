@@ -49,6 +49,7 @@ class RankcrawlConfig:
     max_pages: int
     topic_terms: tuple[str, ...]
     bias_to_seeds: bool
+    frontier: Literal["pagerank", "opic", "inlinks", "breadth-first", "static"]
     rank_refresh: float
     ranker: bool
     alpha: float

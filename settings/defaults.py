@@ -27,6 +27,7 @@ class Setting(NamedTuple):
 FOLLOW_SCOPES = ("all", "non-template", "content", "none")
 EDGE_SCOPES = ("content", "non-template", "all")
 LINK_WEIGHTINGS = ("uniform", "block", "lexical")
+FRONTIERS = ("pagerank", "opic", "inlinks", "breadth-first", "static")
 CLASSIFIER = Checked("rankcrawl.pipelines.page_analyzer:check_classifier",
                      "a classifier of rankcrawl.pipelines.classifiers, optionally +filter")
 
@@ -54,6 +55,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_TOPIC_TERMS", [], "Topic terms; anchor/block text matching them raises a link's priority.", Terms()),
     Setting("RANKCRAWL_BIAS_TO_SEEDS", False, "Topic-specific PageRank: teleport to the seeds (Kohlschütter §3.1 Eq. 3.4).",
             Flag()),
+    Setting("RANKCRAWL_FRONTIER", "pagerank", "Order of the frontier: every queued URL has one entry re-scored as in-links "
+            "and published ranks arrive (pagerank: live PageRank; opic: OPIC cash; inlinks: in-link count; "
+            "breadth-first; static: the link's priority when first seen).", Choice(FRONTIERS)),
     Setting("RANKCRAWL_RANK_REFRESH", 2.0, "Seconds between background reads of the published ranks for priorities "
             "(1e6: rank-blind FIFO).", Number(0.0)),
     Setting("RANKCRAWL_RANKER", True, "Run the ranker service inside the crawl process (off when a separate ranker runs).",

@@ -1,0 +1,232 @@
+"""Crawl-order simulator: replay each frontier strategy over a known web and score the order.
+
+A ``SimWeb`` is a set of pages with, per page, the links a crawl follows (every link), the subset
+that are content links (edges of the ranked graph, each with an equal share of its page's vote),
+its host (the politeness slot) and its importance (PageRank of the gold content graph, summing to
+1). ``simulate`` runs rankcrawl's own ``FrontierQueue`` and ``Strategy`` (the code the Scrapy
+scheduler runs) with
+
+* ``inflight`` pages fetched at once: a popped page's links become known only ``inflight`` pops
+  later (Scrapy's concurrency: the scheduler hands out requests ahead of their responses);
+* a ranker that publishes every ``epoch_pages`` fetched pages: PageRank (alpha 0.85, uniform
+  teleport over the known nodes, dangling mass spread uniformly) of the content graph known so far,
+  uncrawled targets included, warm-started from the previous epoch, as the live ranker does;
+
+and returns the fetch order. ``mass_curve`` is the share of the total importance held by the first
+k fetched pages. Yardsticks that are no rankcrawl strategy live here: the oracle (pages by
+importance, whatever the links) and larger-sites-first (the host with the most queued URLs next,
+Baeza-Yates et al. 2005).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from rankcrawl.crawler.frontier_queue import FrontierQueue
+from rankcrawl.crawler.frontier_scores import Strategy, strategy
+from rankcrawl.crawler.priority import FOLLOW_ONLY_OFFSET, score
+
+ALPHA = 0.85
+
+
+@dataclass
+class SimWeb:
+    """Pages 0..n-1: followed links, content links (a subset), host and importance of each."""
+
+    name: str
+    follow: list[np.ndarray]
+    content: list[np.ndarray]
+    host: list[str]
+    importance: np.ndarray
+    seeds: list[int]
+
+    @property
+    def n(self) -> int:
+        return len(self.follow)
+
+
+def pagerank_of(n: int, src: np.ndarray, dst: np.ndarray, alpha: float = ALPHA, x0: np.ndarray | None = None,
+                tol: float = 1e-9, max_iter: int = 200) -> np.ndarray:
+    """PageRank of n nodes with edges src→dst, each source's vote split equally (Eq. of Page et al.):
+    uniform teleport, dangling mass spread uniformly; power iteration from ``x0``."""
+    outdeg = np.bincount(src, minlength=n).astype(np.float64)
+    w = 1.0 / outdeg[src] if len(src) else np.zeros(0)
+    m = sp.csr_matrix((w, (dst, src)), shape=(n, n))
+    dangling = outdeg == 0
+    x = np.full(n, 1.0 / n) if x0 is None or len(x0) != n else x0 / x0.sum()
+    for _ in range(max_iter):
+        nxt = alpha * (m @ x) + (alpha * x[dangling].sum() + 1.0 - alpha) / n
+        if np.abs(nxt - x).sum() < tol:
+            return nxt
+        x = nxt
+    return x
+
+
+@dataclass
+class LiveRanks:
+    """The simulated ranker: PageRank of the content graph known so far (fetched pages' edges)."""
+
+    ids: dict[int, int] = field(default_factory=dict)  # page → index in the ranked graph
+    src: list[int] = field(default_factory=list)
+    dst: list[int] = field(default_factory=list)
+    x: np.ndarray | None = None
+
+    def add(self, page: int, targets: np.ndarray) -> None:
+        s = self.ids.setdefault(page, len(self.ids))
+        for t in targets.tolist():
+            self.src.append(s)
+            self.dst.append(self.ids.setdefault(t, len(self.ids)))
+
+    def publish(self) -> dict[int, float]:
+        n = len(self.ids)
+        x0 = None
+        if self.x is not None:
+            x0 = np.concatenate([self.x, np.full(n - len(self.x), 1.0 / n)])
+        self.x = pagerank_of(n, np.asarray(self.src, dtype=np.int64), np.asarray(self.dst, dtype=np.int64), x0=x0, tol=1e-6)
+        return dict(zip(self.ids, self.x.tolist()))
+
+
+@dataclass
+class SimResult:
+    order: list[int]
+    seconds: float
+    updates: int
+    update_seconds: float
+    epochs: int
+
+
+def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoch_pages: int = 100,
+             read_ranks: bool = True) -> SimResult:
+    """The first ``budget`` pages a crawl with ``strat`` fetches (see the module docstring).
+    ``read_ranks`` False: epochs are never read (the ``static`` strategy then ties every content link)."""
+    t0 = time.perf_counter()
+    queue = FrontierQueue()
+    seen: set[int] = set()
+    for s in web.seeds:
+        seen.add(s)
+        queue.push(s, web.host[s], strat.seed(0), None)
+    pending: deque[tuple[int, float]] = deque()
+    order: list[int] = []
+    ranker = LiveRanks()
+    ranks: dict[int, float] = {}
+    mean = 0.0
+    updates, update_s, epochs = 0, 0.0, 0
+    epoch_ranks = read_ranks and (strat.uses_ranks or strat.use_priority)
+    while len(order) < budget:
+        while len(pending) < inflight and len(order) + len(pending) < budget:
+            entry = queue.pop()
+            if entry is None:
+                break
+            pending.append((int(entry.key), entry.score))
+        if not pending:
+            break
+        page, value = pending.popleft()
+        order.append(page)
+        content = web.content[page]
+        counted = set(content.tolist())
+        share = 1.0 / len(counted) if counted else 0.0
+        rel_page = ranks.get(page, mean) / mean if mean > 0 else 1.0
+        t1 = time.perf_counter()
+        for t in web.follow[page].tolist():
+            s = share if t in counted else 0.0
+            if t in queue:
+                if strat.rescores:
+                    queue.rescore(t, queue.entries[t].score + strat.vote(value, s))
+                    updates += 1
+            elif t not in seen:
+                seen.add(t)
+                prio = 0
+                if strat.use_priority:
+                    rel_t = ranks.get(t, mean) / mean if mean > 0 else 1.0
+                    prio = score(rel_page, 1.0, rel_t, 0.0) if s else score(0.0, 0.0, rel_t, 0.0) - FOLLOW_ONLY_OFFSET
+                queue.push(t, web.host[t], strat.first(prio, value, s), None)
+                updates += 1
+        update_s += time.perf_counter() - t1
+        ranker.add(page, content)
+        if epoch_ranks and len(order) % epoch_pages == 0:
+            ranks = ranker.publish()
+            epochs += 1
+            mean = float(np.mean(list(ranks.values()))) if ranks else 0.0
+            if strat.uses_ranks:
+                for key, r in ranks.items():
+                    if key in queue:
+                        queue.rescore(key, r)
+    return SimResult(order, time.perf_counter() - t0, updates, update_s, epochs)
+
+
+def larger_sites_first(web: SimWeb, budget: int) -> list[int]:
+    """Baeza-Yates et al.'s yardstick: next, the host with the most queued URLs; FIFO within a host."""
+    queues: dict[str, deque[int]] = {}
+    seen = set(web.seeds)
+    for s in web.seeds:
+        queues.setdefault(web.host[s], deque()).append(s)
+    order: list[int] = []
+    while len(order) < budget and queues:
+        host = max(queues, key=lambda h: len(queues[h]))
+        page = queues[host].popleft()
+        if not queues[host]:
+            del queues[host]
+        order.append(page)
+        for t in web.follow[page].tolist():
+            if t not in seen:
+                seen.add(t)
+                queues.setdefault(web.host[t], deque()).append(t)
+    return order
+
+
+def oracle(web: SimWeb, budget: int) -> list[int]:
+    """The best possible order: pages by importance."""
+    return np.argsort(-web.importance, kind="stable")[:budget].tolist()
+
+
+def mass_curve(web: SimWeb, order: Sequence[int], ks: Sequence[int]) -> list[float]:
+    """Share of the total importance held by the first k pages of ``order``, for each k."""
+    cum = np.cumsum(web.importance[np.asarray(order, dtype=np.int64)]) if len(order) else np.zeros(1)
+    return [float(cum[min(k, len(order)) - 1]) if len(order) else 0.0 for k in ks]
+
+
+def run_all(web: SimWeb, fractions: Sequence[float], names: Sequence[str], inflight: int = 16,
+            epoch_pages: int = 100) -> dict[str, dict]:
+    """Every strategy and yardstick on ``web``: mass at each fraction of the pages, and timings."""
+    ks = [max(1, int(round(f * web.n))) for f in fractions]
+    budget = max(ks)
+    out: dict[str, dict] = {"oracle": {"mass": mass_curve(web, oracle(web, budget), ks)},
+                            "larger-sites-first": {"mass": mass_curve(web, larger_sites_first(web, budget), ks)}}
+    for name in names:
+        res = simulate(web, strategy(name), budget, inflight, epoch_pages)
+        out[name] = {"mass": mass_curve(web, res.order, ks), "seconds": res.seconds, "updates": res.updates,
+                     "us_per_update": 1e6 * res.update_seconds / max(res.updates, 1), "epochs": res.epochs}
+    res = simulate(web, strategy("static"), budget, inflight, epoch_pages, read_ranks=False)
+    out["static, ranks never read"] = {"mass": mass_curve(web, res.order, ks)}
+    return out
+
+
+def real_web(sites: Sequence, max_pages: int = 0) -> SimWeb:
+    """The gold graphs of bench/realsites.py's sites as one SimWeb (importance: PageRank of the gold
+    content graph over the reachable pages, their content links to the frontier counted as in
+    bench/realcrawl.py, restricted to the reachable pages and renormalised)."""
+    import argparse
+    from urllib.parse import urlsplit
+
+    from bench import realmetrics as M
+    from bench.realcrawl import load_gold
+    from rankcrawl.settings.urls import normalize_url
+
+    _web, gold, _cut = load_gold(argparse.Namespace(sites=list(sites), max_pages=max_pages))
+    urls = list(gold.reachable)
+    index = {u: i for i, u in enumerate(urls)}
+    pr = M.restrict(M.pagerank(urls, gold.content_edges, frontier=gold.content_frontier), urls)
+
+    def ids(targets: set[str]) -> np.ndarray:
+        return np.array(sorted(index[t] for t in targets if t in index), dtype=np.int64)
+
+    seeds = [index[u] for u in (normalize_url(s.seed) for s in sites) if u in index]
+    return SimWeb("+".join(s.name for s in sites), [ids(gold.all_edges[u]) for u in urls],
+                  [ids(gold.content_edges[u]) for u in urls], [urlsplit(u).netloc for u in urls],
+                  np.array([pr[u] for u in urls]), seeds or [0])
