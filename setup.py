@@ -1,18 +1,19 @@
 """The optional compiled parts, everything else is in pyproject.toml: the block walk
 (``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``), the
 tree ensembles' walk (``pipelines/_treewalk.pyx``), the blocks' text statistics (``pipelines/_textstats.pyx``),
-the words of DOM-path labels and hrefs (``pipelines/_tokens.pyx``) and Block Fusion's passes (``pipelines/_blockfusion.pyx``).
+the words of DOM-path labels and hrefs (``pipelines/_tokens.pyx``), Block Fusion's passes (``pipelines/_blockfusion.pyx``)
+and the w-shingle min-hashes (``pipelines/_minhash.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
 code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py``,
-``link_features.py`` and ``blockfusion.py``, with the same results, slower)."""
+``link_features.py``, ``blockfusion.py`` and ``shingles.py``, with the same results, slower)."""
 
 import os
 
 from setuptools import Extension, setup
 
 JOBS = os.cpu_count() or 1
-"""Cython translates, and the C compiler compiles, the six extensions in this many parallel jobs."""
+"""Cython translates, and the C compiler compiles, the seven extensions in this many parallel jobs."""
 
 
 def extensions() -> list[Extension]:
@@ -28,7 +29,8 @@ def extensions() -> list[Extension]:
     stats = Extension("rankcrawl.pipelines._textstats", ["pipelines/_textstats.pyx"], optional=True)
     tokens = Extension("rankcrawl.pipelines._tokens", ["pipelines/_tokens.pyx"], optional=True)
     fusion = Extension("rankcrawl.pipelines._blockfusion", ["pipelines/_blockfusion.pyx"], optional=True)
-    return cythonize([walk, scan, trees, stats, tokens, fusion], quiet=True, nthreads=JOBS)
+    minhash = Extension("rankcrawl.pipelines._minhash", ["pipelines/_minhash.pyx"], optional=True)
+    return cythonize([walk, scan, trees, stats, tokens, fusion, minhash], quiet=True, nthreads=JOBS)
 
 
 setup(ext_modules=extensions(), options={"build_ext": {"parallel": JOBS}})

@@ -1,11 +1,12 @@
-"""w-shingling and min-hash (Broder et al., as used by Bar-Yossef & Rajagopalan §3.2), compiled.
+"""w-shingling and min-hash (Broder et al., as used by Bar-Yossef & Rajagopalan §3.2).
 
-Tokens are lower-case word runs. In the compiled path a text is UTF-8 bytes and a token is a
-maximal run of ASCII letters, digits, ``_`` or non-ASCII bytes (``\\w`` up to non-ASCII
-punctuation), hashed with FNV-1a (stable across processes and restarts). A w-shingle's hash
-combines its w token hashes; min-hash applies n seeded universal hash functions to every
-shingle hash and keeps each minimum. Duplicate shingles do not change a minimum, so no set is
-built. ``sketch_segments`` does all of this for many segments of one page in one numba call.
+A text is lower-cased UTF-8 bytes and a token is a maximal run of ASCII letters, digits, ``_`` or
+non-ASCII bytes (``\\w`` up to non-ASCII punctuation), hashed with FNV-1a (stable across processes
+and restarts). A w-shingle's hash combines its w token hashes; min-hash applies n seeded universal
+hash functions to every shingle hash and keeps each minimum. Duplicate shingles do not change a
+minimum, so no set is built. ``sketch_segments`` does all of this for many segments of one page in
+one call: compiled (``_minhash``) where that extension was built, else the numpy reference
+(``python_sketch_segments``), with the same values.
 """
 
 from __future__ import annotations
@@ -14,13 +15,21 @@ import re
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+
+from rankcrawl.pipelines.extensions import optional
+
+_minhash = optional("_minhash")  # None where not built: the numpy reference
 
 TOKEN = re.compile(r"\w+")
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
 PRIME = np.uint64(0x100000001B3)
 MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+SEED = np.uint64(0x9E3779B97F4A7C15)
+WORD = np.array([48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95 or c >= 128 for c in range(256)])
+"""Whether each byte value belongs to a token."""
+VECTOR_BYTES = 64
+"""The reference hashes this many leading bytes of all tokens at once, the rest of a longer token byte by byte."""
 
 
 def tokens(text: str) -> list[str]:
@@ -28,82 +37,11 @@ def tokens(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
 
-@njit(cache=True, inline="always")
-def _mix(x: np.uint64) -> np.uint64:
+def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser: spreads bits so the universal hashes behave like permutations."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
-
-
-@njit(cache=True)
-def _is_word(c: np.uint8) -> bool:
-    return bool((c >= 48 and c <= 57) or (c >= 65 and c <= 90) or (c >= 97 and c <= 122) or c == 95 or c >= 128)
-
-
-@njit(cache=True)
-def _token_hashes(buf: np.ndarray, start: int, end: int, out: np.ndarray) -> int:
-    """FNV-1a hash of every token of ``buf[start:end]`` into ``out``; the number of tokens."""
-    n = 0
-    h = FNV_OFFSET
-    inside = False
-    for i in range(start, end):
-        c = buf[i]
-        if _is_word(c):
-            if not inside:
-                h = FNV_OFFSET
-                inside = True
-            h = (h ^ np.uint64(c)) * FNV_PRIME
-        elif inside:
-            out[n] = _mix(h)
-            n += 1
-            inside = False
-    if inside:
-        out[n] = _mix(h)
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def _sketch(toks: np.ndarray, n_tok: int, w: int, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """Min-hashes (len(a)) of the w-shingles of ``toks[:n_tok]`` (one window when fewer tokens)."""
-    k = a.shape[0]
-    for j in range(k):
-        out[j] = MAX
-    if n_tok == 0:
-        return
-    ww = min(w, n_tok)
-    for s in range(n_tok - ww + 1):
-        acc = np.uint64(0)
-        for t in range(ww):
-            acc = (acc * PRIME) ^ toks[s + t]
-        for j in range(k):
-            v = _mix(a[j] * acc + b[j])
-            if v < out[j]:
-                out[j] = v
-
-
-@njit(cache=True)
-def _sketch_segments(buf: np.ndarray, offsets: np.ndarray, w: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    n_seg = offsets.shape[0] - 1
-    out = np.empty((n_seg, a.shape[0]), dtype=np.uint64)
-    toks = np.empty(max(1, buf.shape[0] // 2 + 1), dtype=np.uint64)
-    for i in range(n_seg):
-        n_tok = _token_hashes(buf, offsets[i], offsets[i + 1], toks)
-        _sketch(toks, n_tok, w, a, b, out[i])
-    return out
-
-
-@njit(cache=True)
-def combine(sketches: np.ndarray) -> np.ndarray:
-    """One 63-bit value per row of min-hashes."""
-    out = np.empty(sketches.shape[0], dtype=np.int64)
-    for i in range(sketches.shape[0]):
-        h = np.uint64(0x9E3779B97F4A7C15)
-        for j in range(sketches.shape[1]):
-            h = _mix(h ^ sketches[i, j])
-        out[i] = np.int64(h >> np.uint64(1))
-    return out
 
 
 @lru_cache(maxsize=8)
@@ -122,13 +60,81 @@ def encode_segments(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
 
 
+def python_token_hashes(buf: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(uint64 hash of every token of ``buf``, int64 segment of each): tokens end at the segment
+    offsets; the reference of the compiled tokeniser."""
+    if not len(buf):
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    word = WORD[buf]
+    boundary = np.zeros(len(buf) + 1, dtype=bool)
+    boundary[offsets] = True
+    joined = word[1:] & word[:-1] & ~boundary[1:-1]  # byte i + 1 continues the token of byte i
+    starts = np.flatnonzero(word & ~np.concatenate([[False], joined]))
+    lengths = np.flatnonzero(word & ~np.concatenate([joined, [False]])) + 1 - starts
+    h = np.full(len(starts), FNV_OFFSET, dtype=np.uint64)
+    for k in range(min(int(lengths.max(initial=0)), VECTOR_BYTES)):
+        at = np.flatnonzero(lengths > k)
+        h[at] = (h[at] ^ buf[starts[at] + k]) * FNV_PRIME
+    mask = (1 << 64) - 1
+    for i in np.flatnonzero(lengths > VECTOR_BYTES).tolist():
+        acc = int(h[i])
+        for c in buf[starts[i] + VECTOR_BYTES: starts[i] + lengths[i]].tolist():
+            acc = ((acc ^ c) * 0x100000001B3) & mask
+        h[i] = acc
+    return _mix(h), np.searchsorted(offsets, starts, side="right") - 1
+
+
+def python_sketch_segments(buf: np.ndarray, offsets: np.ndarray, w: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sketch_segments`` of encoded texts in numpy (the reference of the compiled loops)."""
+    n_seg = len(offsets) - 1
+    toks, seg = python_token_hashes(buf, offsets)
+    counts = np.bincount(seg, minlength=n_seg)
+    first = np.concatenate([[0], np.cumsum(counts)])[:-1]
+    padded = np.concatenate([toks, np.zeros(w, dtype=np.uint64)])
+    full = np.flatnonzero(np.arange(len(toks)) + w <= first[seg] + counts[seg])
+    short = np.flatnonzero((counts > 0) & (counts < w))
+    starts = np.concatenate([full, first[short]])
+    sizes = np.concatenate([np.full(len(full), w), counts[short]])
+    acc = np.zeros(len(starts), dtype=np.uint64)
+    for t in range(w):
+        at = np.flatnonzero(sizes > t)
+        acc[at] = (acc[at] * PRIME) ^ padded[starts[at] + t]
+    order = np.argsort(np.concatenate([seg[full], short]), kind="stable")
+    acc = acc[order]
+    filled = np.flatnonzero(counts > 0)
+    out = np.full((n_seg, len(a)), MAX, dtype=np.uint64)
+    if len(acc):
+        runs = np.concatenate([[0], np.cumsum(np.where(counts >= w, counts - w + 1, counts > 0))])[filled]
+        for j in range(len(a)):
+            out[filled, j] = np.minimum.reduceat(_mix(a[j] * acc + b[j]), runs)
+    return out
+
+
+def python_combine(sketches: np.ndarray) -> np.ndarray:
+    """``combine`` in numpy (the reference of the compiled loop)."""
+    h = np.full(sketches.shape[0], SEED, dtype=np.uint64)
+    for j in range(sketches.shape[1]):
+        h = _mix(h ^ sketches[:, j])
+    return (h >> np.uint64(1)).astype(np.int64)
+
+
+def combine(sketches: np.ndarray) -> np.ndarray:
+    """One 63-bit value (int64) per row of min-hashes."""
+    rows = np.ascontiguousarray(sketches, dtype=np.uint64)
+    return python_combine(rows) if _minhash is None else _minhash.combine(rows)
+
+
 def sketch_segments(texts: list[str], n: int, w: int, seed: int = 0) -> np.ndarray:
     """uint64[len(texts), n]: the n min-hashes of each text's w-shingles (all-max for no token)."""
+    if w < 1:
+        raise ValueError("a shingle has at least one token")
     if not texts:
         return np.zeros((0, n), dtype=np.uint64)
     buf, offsets = encode_segments(texts)
     a, b = _coefficients(n, seed)
-    return _sketch_segments(buf, offsets, w, a, b)
+    if _minhash is None:
+        return python_sketch_segments(buf, offsets, w, a, b)
+    return _minhash.sketch_segments(buf, offsets, w, a, b)
 
 
 def segment_shingles(texts: list[str], n: int = 4, w: int = 4, seed: int = 0) -> np.ndarray:
@@ -139,49 +145,7 @@ def segment_shingles(texts: list[str], n: int = 4, w: int = 4, seed: int = 0) ->
     return combine(sketch_segments(texts, n, w, seed))
 
 
-@njit(cache=True)
-def _window_hashes(toks: np.ndarray, w: int) -> np.ndarray:
-    ww = min(w, toks.shape[0])
-    out = np.empty(toks.shape[0] - ww + 1, dtype=np.uint64)
-    for s in range(out.shape[0]):
-        acc = np.uint64(0)
-        for t in range(ww):
-            acc = (acc * PRIME) ^ toks[s + t]
-        out[s] = acc
-    return out
-
-
 def token_hashes(text: str) -> np.ndarray:
-    """uint64 hash of every token of ``text`` (the compiled tokeniser)."""
-    buf, _ = encode_segments([text])
-    out = np.empty(max(1, len(buf) // 2 + 1), dtype=np.uint64)
-    return out[: _token_hashes(buf, 0, len(buf), out)].copy()
-
-
-def shingle_hashes(toks: list[str], w: int) -> np.ndarray:
-    """uint64 hashes of every contiguous w-token window (one window when fewer than w tokens)."""
-    h = token_hashes(" ".join(toks))
-    return _window_hashes(h, w) if len(h) else np.zeros(0, dtype=np.uint64)
-
-
-@njit(cache=True)
-def _minhash(hashes: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.full(a.shape[0], MAX, dtype=np.uint64)
-    for s in range(hashes.shape[0]):
-        for j in range(a.shape[0]):
-            v = _mix(a[j] * hashes[s] + b[j])
-            if v < out[j]:
-                out[j] = v
-    return out
-
-
-def minhash(hashes: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
-    """The n min-hash values (uint64) of a set of shingle hashes; all-max for an empty set."""
-    a, b = _coefficients(n, seed)
-    return _minhash(np.ascontiguousarray(hashes, dtype=np.uint64), a, b)
-
-
-def text_shingle(toks: list[str], w: int = 4, seed: int = 0) -> int:
-    """One shingle value for a text (a single min-hash over its w-shingles), as the paper uses
-    per pagelet: equal for identical texts, equal with probability = Jaccard for similar ones."""
-    return int(minhash(shingle_hashes(toks, w), 1, seed)[0])
+    """uint64 hash of every token of ``text``."""
+    buf, offsets = encode_segments([text])
+    return python_token_hashes(buf, offsets)[0] if _minhash is None else _minhash.token_hashes(buf)

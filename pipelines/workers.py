@@ -2,8 +2,8 @@
 
 ``AnalysisPool(workers)`` runs ``pagefacts.analyze_page`` in a ``ProcessPoolExecutor`` of
 ``workers`` processes started by ``forkserver`` (never ``fork`` from a process whose reactor and
-threads run), preloaded with the analysis modules and warmed with one small page each (numba
-kernels loaded, classifier read) as soon as the pool starts. The reactor sends the body bytes and
+threads run), preloaded with the analysis modules and warmed with one small page each (the
+classifier read) as soon as the pool starts. The reactor sends the body bytes and
 gets back ``PageFacts`` — only our own dataclasses cross the process boundary; nothing read from
 Redis is ever unpickled. At most ``2 · workers`` pages are in flight: ``run`` awaits a slot first,
 so a saturated pool slows the crawl down (Scrapy's scraper then stops downloading) instead of
