@@ -4,7 +4,7 @@
 
 Per seeded synthetic host graph (bench/synthetic_graph.py, as the store keeps it: duplicate
 links merged, self-links dropped, only pages that occur in a link):
-1. solver: ``rankcrawl.ranker.pagerank.solve`` (P = 1 push, P = 2 Gauss–Seidel) and igraph's
+1. solver: ``bench.solver.pagerank.solve`` (P = 1 push, P = 2 Gauss–Seidel) and igraph's
    ``pagerank`` on the in-memory graph (igraph ``Graph`` construction excluded);
 2. product path on a fresh embedded Valkey: ``rankcrawl graph import`` of the TSV (wall time of
    the command), ``rankcrawl ranker --once`` (wall: process start, load, solve, publish), then a
@@ -29,8 +29,8 @@ import igraph
 import numpy as np
 
 from bench.report import markdown_table, write_section
-from bench.synthetic_graph import add_hosts, synthetic_web
-from rankcrawl.ranker.pagerank import solve
+from bench.solver.pagerank import solve
+from bench.synthetic_graph import add_hosts, graph_from_edges, synthetic_web
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.hostgraph import HostGraph
 from rankcrawl.ranker.store.queries import RankQueries
@@ -53,7 +53,7 @@ def as_stored(g: HostGraph) -> tuple[HostGraph, np.ndarray]:
     present[src] = present[dst] = True
     new_index = np.cumsum(present) - 1
     sizes = np.bincount(g.host_of_page[present], minlength=g.n_hosts)
-    return HostGraph.from_edges(sizes, new_index[src], new_index[dst], w), np.flatnonzero(present)
+    return graph_from_edges(sizes, new_index[src], new_index[dst], w), np.flatnonzero(present)
 
 
 def urls(g: HostGraph) -> np.ndarray:

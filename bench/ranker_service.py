@@ -22,8 +22,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import markdown_table, write_section  # noqa: E402
+from bench.solver.pagerank import solve as pagerank  # noqa: E402
 from bench.synthetic_graph import add_hosts, synthetic_web  # noqa: E402
-from rankcrawl.ranker.pagerank import solve as pagerank  # noqa: E402
 from rankcrawl.ranker.service import RankerService  # noqa: E402
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord  # noqa: E402
 from rankcrawl.ranker.store.hostgraph import HostGraph  # noqa: E402

@@ -16,6 +16,16 @@ DANGLING = 0.10
 WEIGHTS = np.array([0.5, 1.0, 1.0, 1.0, 2.0], dtype=np.float32)
 
 
+def graph_from_edges(host_sizes: np.ndarray | list[int], src: np.ndarray | list[int], dst: np.ndarray | list[int],
+                     weight: np.ndarray | list[float] | None = None) -> HostGraph:
+    """A ``HostGraph`` from pages-per-host counts and global-index edges (weights default to 1; HostIDs 0..H-1)."""
+    sizes = np.asarray(host_sizes, dtype=np.int64)
+    src_a = np.asarray(src, dtype=np.int64)
+    w = np.ones(len(src_a), dtype=np.float32) if weight is None else np.asarray(weight, dtype=np.float32)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    return HostGraph(np.arange(len(sizes), dtype=np.uint32), offsets, src_a, np.asarray(dst, dtype=np.int64), w)
+
+
 def host_sizes(n_pages: int, rng: np.random.Generator, x_min: int = 20, tail: float = 1.3,
                cap: int = 20_000) -> np.ndarray:
     """Pareto-distributed pages per host (tail index ``tail``), summing exactly to ``n_pages``."""

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from epoch_reader import whole_epoch_reader
 
+from bench.synthetic_graph import graph_from_edges
 from rankcrawl.ranker.livegraph import LiveGraph
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.epochs import current
@@ -262,9 +263,7 @@ def test_two_rankers_share_one_redis(redis_url, r, rankcrawl_home):
 def test_host_sums_and_vectors_equal_the_per_host_ones():
     """The batched publish helpers (``host_sums``, ``vectors``) agree with ``host_sum``/``vector``
     for hosts held in one segment, hosts that grew (several segments) and empty hosts."""
-    from rankcrawl.ranker.store.hostgraph import HostGraph
-
-    g = HostGraph.from_edges([3, 0, 5, 2], [0, 1, 3, 4, 8], [1, 2, 4, 5, 9])
+    g = graph_from_edges([3, 0, 5, 2], [0, 1, 3, 4, 8], [1, 2, 4, 5, 9])
     none = np.zeros(0, np.int64)
     graph = LiveGraph.from_graph(g, none, none, 0.85)
     graph.ensure_host(1, 2)
@@ -284,13 +283,12 @@ def test_a_cold_solve_on_threads_is_certified_and_exact():
     """Blocks of hosts swept on 1–3 threads (``_blocks``): the residual stays exact, the bound holds,
     and the ranks agree with the one-thread push to within the bounds."""
     from rankcrawl.ranker import _push
-    from rankcrawl.ranker.store.hostgraph import HostGraph
 
     rng = np.random.default_rng(9)
     sizes = rng.integers(1, 40, size=30)
     n = int(sizes.sum())
     src, dst = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
-    g = HostGraph.from_edges(sizes, src, dst, rng.choice([0.5, 1.0, 2.0], 3000).astype(np.float32))
+    g = graph_from_edges(sizes, src, dst, rng.choice([0.5, 1.0, 2.0], 3000).astype(np.float32))
     none = np.zeros(0, np.int64)
     ranks = {}
     for threads in (1, 2, 3):

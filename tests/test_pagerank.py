@@ -1,4 +1,4 @@
-"""The solver entry point against networkx: both back-ends, partitionings, warm starts, certified bounds."""
+"""The offline solver (bench.solver) against networkx: both back-ends, partitionings, warm starts, certified bounds."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from bench.solver.inlink_csr import build_links
+from bench.solver.pagerank import solve as pagerank
+from bench.solver.partitions import assign_partitions
+from bench.synthetic_graph import graph_from_edges
 from rankcrawl.ranker import _push
-from rankcrawl.ranker.inlink_csr import build_links
 from rankcrawl.ranker.outlinks import OutLinks
-from rankcrawl.ranker.pagerank import solve as pagerank
-from rankcrawl.ranker.partitions import assign_partitions
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 ALPHA = 0.85
@@ -35,7 +36,7 @@ def host_graph(seed: int, n_hosts: int = 6, intra: float = 0.85, dangling: float
         pick = rng.integers(0, len(src), len(src) // 5)
         src, dst = np.concatenate([src, src[pick]]), np.concatenate([dst, dst[pick]])
     weight = rng.choice([0.25, 0.5, 1.0, 2.0, 3.0], len(src)) if weighted else None
-    return HostGraph.from_edges(sizes, src, dst, weight)
+    return graph_from_edges(sizes, src, dst, weight)
 
 
 def reference(graph: HostGraph, v: np.ndarray | None = None) -> np.ndarray:
@@ -150,7 +151,7 @@ def test_warm_start_after_new_hosts_needs_fewer_iterations() -> None:
     new_src = np.arange(n_old, n_old + n_new).repeat(2)
     new_dst = np.concatenate([rng.integers(n_old, n_old + n_new, n_new), rng.integers(0, n_old, n_new)])
     links_in = rng.integers(0, n_old, 3)
-    grown = HostGraph.from_edges(
+    grown = graph_from_edges(
         np.concatenate([np.diff(old.host_offsets), new_sizes]),
         np.concatenate([old.src, new_src, links_in]),
         np.concatenate([old.dst, new_dst, np.full(3, n_old)]),
@@ -169,20 +170,20 @@ def test_warm_start_after_new_hosts_needs_fewer_iterations() -> None:
 
 
 def test_edge_cases() -> None:
-    empty = pagerank(HostGraph.from_edges([], [], []))
+    empty = pagerank(graph_from_edges([], [], []))
     assert empty.r.shape == (0,) and empty.iterations == 0
-    assert pagerank(HostGraph.from_edges([0, 0], [], []), partitions=2).r.shape == (0,)
-    assert pagerank(HostGraph.from_edges([1, 1], [0, 1], [1, 0]), partitions=2).r == pytest.approx([0.5, 0.5])
-    assert pagerank(HostGraph.from_edges([1], [], [])).r.tolist() == [1.0]
-    assert pagerank(HostGraph.from_edges([1], [0], [0])).r.tolist() == pytest.approx([1.0])
-    no_edges = pagerank(HostGraph.from_edges([2, 0, 3], [], []), partitions=2)
+    assert pagerank(graph_from_edges([0, 0], [], []), partitions=2).r.shape == (0,)
+    assert pagerank(graph_from_edges([1, 1], [0, 1], [1, 0]), partitions=2).r == pytest.approx([0.5, 0.5])
+    assert pagerank(graph_from_edges([1], [], [])).r.tolist() == [1.0]
+    assert pagerank(graph_from_edges([1], [0], [0])).r.tolist() == pytest.approx([1.0])
+    no_edges = pagerank(graph_from_edges([2, 0, 3], [], []), partitions=2)
     assert no_edges.r == pytest.approx(np.full(5, 0.2), abs=1e-15)
     v = np.array([0.0, 1.0, 0.0, 3.0, 0.0])
-    assert pagerank(HostGraph.from_edges([2, 3], [], []), v=v).r == pytest.approx(v / 4, abs=1e-15)
+    assert pagerank(graph_from_edges([2, 3], [], []), v=v).r == pytest.approx(v / 4, abs=1e-15)
 
 
 def test_bad_input_is_rejected() -> None:
-    graph = HostGraph.from_edges([2], [0], [1])
+    graph = graph_from_edges([2], [0], [1])
     for kwargs, message in [
         ({"alpha": 1.0}, "alpha"),
         ({"tol": 0}, "tol"),
@@ -239,7 +240,7 @@ def test_solver_structure_is_compact() -> None:
     dst = np.where(rng.random(len(src)) < 0.94,
                    offsets[host[src]] + (rng.random(len(src)) * sizes[host[src]]).astype(np.int64),
                    rng.integers(0, n, len(src)))
-    graph = HostGraph.from_edges(sizes, src, dst)
+    graph = graph_from_edges(sizes, src, dst)
     for p in (1, 4):
         links = build_links(graph, assign_partitions(sizes, p))
         assert links.n_links == len(src)
@@ -255,7 +256,7 @@ def grown_graph(old: HostGraph, seed: int = 1) -> HostGraph:
     new_src = np.arange(n_old, n_old + n_new).repeat(2)
     new_dst = np.concatenate([rng.integers(n_old, n_old + n_new, n_new), rng.integers(0, n_old, n_new)])
     links_in = rng.integers(0, n_old, 3)
-    return HostGraph.from_edges(
+    return graph_from_edges(
         np.concatenate([np.diff(old.host_offsets), new_sizes]),
         np.concatenate([old.src, new_src, links_in]),
         np.concatenate([old.dst, new_dst, np.full(3, n_old)]),

@@ -15,7 +15,7 @@ import pytest
 from epoch_reader import whole_epoch_reader
 from loopback import free_port
 
-from rankcrawl.ranker.pagerank import solve as pagerank
+from bench.solver.pagerank import solve as pagerank
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.epochs import current, manifest
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord

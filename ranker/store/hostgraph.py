@@ -87,20 +87,3 @@ class HostGraph:
         dst = target[dst]
         keep = (dst >= 0) & (dst != src) & ~excluded[src]
         return cls(host_ids, offsets, src[keep], dst[keep], weight[keep], excluded if excluded.any() else None)
-
-    @classmethod
-    def from_edges(
-        cls,
-        host_sizes: np.ndarray | list[int],
-        src: np.ndarray | list[int],
-        dst: np.ndarray | list[int],
-        weight: np.ndarray | list[float] | None = None,
-        host_ids: np.ndarray | list[int] | None = None,
-    ) -> HostGraph:
-        """Build from pages-per-host counts and global-index edges (weights default to 1)."""
-        sizes = np.asarray(host_sizes, dtype=np.int64)
-        src_a = np.asarray(src, dtype=np.int64)
-        w = np.ones(len(src_a), dtype=np.float32) if weight is None else np.asarray(weight, dtype=np.float32)
-        ids = np.arange(len(sizes), dtype=np.uint32) if host_ids is None else np.asarray(host_ids, dtype=np.uint32)
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        return cls(ids, offsets, src_a, np.asarray(dst, dtype=np.int64), w)

@@ -1,4 +1,5 @@
-"""PageRank: the one public solver entry point, :func:`solve`.
+"""The offline PageRank solver, :func:`solve`: a ``HostGraph`` in memory, solved in one call (the
+reference the live ranker and the benchmarks are checked against).
 
 Model (SPEC §4): r = (1 − alpha)·v + alpha·(Pᵀr + (dᵀr)·v), P row-normalised by link weight,
 dangling pages jump along v (uniform, or the biasing set of Kohlschütter §3.1 Eq. 3.3/3.4).
@@ -6,9 +7,9 @@ Solved as (I − alpha·Pᵀ) y = v, r = y / ‖y‖₁ (Gulli Thm 6.2.2).
 
 ``tol`` is a contract: the result carries ``error_bound``, a certified bound on ‖r − r*‖₁ from
 the exact residual (Eq. (bound) in ``_push``), and ``converged`` means ``error_bound ≤ tol``.
-Back-ends (private): one partition → residual pushing over the out-links, host segment by host
+Back-ends: one partition → residual pushing over the out-links, host segment by host
 segment (``_push``); P > 1 partitions → Kohlschütter's partitioned Gauss–Seidel with
-aggregated inter-partition votes (``_gauss_seidel``, §3.2.2), certified by a residual pass.
+aggregated inter-partition votes (``gauss_seidel``, §3.2.2), certified by a residual pass.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankcrawl.ranker import _gauss_seidel
-from rankcrawl.ranker.inlink_csr import build_links
+from bench.solver import gauss_seidel
+from bench.solver.inlink_csr import build_links
+from bench.solver.partitions import assign_partitions
 from rankcrawl.ranker.outlinks import OutLinks
 from rankcrawl.ranker.parameters import check_parameters
-from rankcrawl.ranker.partitions import assign_partitions
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
-log = logging.getLogger("rankcrawl.ranker")
+log = logging.getLogger("bench.solver")
 
 
 @dataclass
@@ -165,7 +166,7 @@ def _solve_partitioned(graph: HostGraph, alpha: float, tol: float, v: np.ndarray
     y = warm_scale(v_s if x0 is None else links.to_solver(x0), links.inv_out, alpha)
     work = [np.empty(n), np.empty(n), np.zeros(n), np.empty(links.n_votes)]
     solve_started = time.perf_counter()
-    iterations, bound = _gauss_seidel.certified(links, v_s, alpha, y, work, tol, max_iter)
+    iterations, bound = gauss_seidel.certified(links, v_s, alpha, y, work, tol, max_iter)
     solve_seconds = time.perf_counter() - solve_started
     return PageRankResult(
         r=links.to_graph(y / y.sum()), iterations=iterations, error_bound=bound, converged=bound <= tol,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-from numba import njit
 
+from rankcrawl.ranker.outlinks import scatter_by_key
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 INDEX_LIMIT = np.iinfo(np.int32).max
@@ -70,18 +70,6 @@ class PartitionedLinks:
         out = np.empty_like(x)
         out[self.order] = x
         return out
-
-
-@njit(cache=True)
-def scatter_by_key(key, value, weight, indptr, out_value, out_weight):  # pragma: no cover - compiled
-    """Counting-sort scatter: each link's (value, weight) into its key's slot of a CSR, in input order
-    (key = target for an in-link CSR, source for an out-link CSR)."""
-    fill = indptr[:-1].copy()
-    for k in range(key.shape[0]):
-        j = fill[key[k]]
-        out_value[j] = value[k]
-        out_weight[j] = weight[k]
-        fill[key[k]] = j + 1
 
 
 def _in_link_csr(target: np.ndarray, source: np.ndarray, weight: np.ndarray,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from rankcrawl.ranker.inlink_csr import PartitionedLinks
+from bench.solver.inlink_csr import PartitionedLinks
 
 
 @njit(cache=True)
@@ -87,7 +87,7 @@ def _residual_mass(indptr, src, weight, v, alpha, ext, y, z):  # pragma: no cove
 
 
 def iterate(links: PartitionedLinks, v: np.ndarray, alpha: float, y: np.ndarray, work: list[np.ndarray],
-                  tol: float, max_iter: int) -> tuple[int, float]:
+            tol: float, max_iter: int) -> tuple[int, float]:
     """Iterate in place on y until the normalised L1 change < tol; (iterations, last change).
 
     The loop over iterations stays in Python (a few calls per iteration); the one parallel
@@ -106,8 +106,6 @@ def iterate(links: PartitionedLinks, v: np.ndarray, alpha: float, y: np.ndarray,
         _sweep_partitions(links.part_ptr, links.vote_part_ptr, *vote_links, votes, *csr)
         s_old, change = _normalised_change(y, y_old, s_old)
     return it, float(change)
-
-
 
 
 def certified(links: PartitionedLinks, v: np.ndarray, alpha: float, y: np.ndarray, work: list[np.ndarray],
