@@ -8,7 +8,8 @@ several crawl processes share a Redis, the in-crawl ranker of each skips an epoc
 holds the lease. On ``spider_closed`` it waits for the edge sink's flush, stops and solves once
 more (waiting up to FINAL_LEASE_WAIT for the lease), so the published epoch covers the whole
 crawl. Turn it off (RANKCRAWL_RANKER = False) when a separate ``rankcrawl ranker`` process serves
-several crawler processes.
+several crawler processes. Its per-epoch lines are DEBUG (``EpochLog``); the crawl's periodic
+progress line (``ProgressLog``) shows the last epoch.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from rankcrawl.crawler.epoch_log import EpochLog
 from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.ranker.service import RankerService
-from rankcrawl.settings.config import RankcrawlConfig, shared_if_built
+from rankcrawl.settings.config import RankcrawlConfig, per_crawler, shared_if_built
 from rankcrawl.settings.connection import RedisUnavailable, connect
 
 logger = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ class RankerExtension:
         self.teleport: list[str] = []
         self.epochs = 0
         self.service: RankerService | None = None
+        self.epoch_log = per_crawler(crawler, EpochLog, EpochLog)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> RankerExtension:
@@ -68,7 +71,8 @@ class RankerExtension:
         if self.service is None:
             self.service = RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol,
                                          partitions=self.partitions, teleport_urls=self.teleport or None,
-                                         prefix=self.prefix, duty=DUTY, interim_tol=self.interim_tol)
+                                         prefix=self.prefix, duty=DUTY, interim_tol=self.interim_tol,
+                                         progress=self.epoch_log)
         return self.service
 
     def spider_opened(self, spider: Any) -> None:

@@ -20,6 +20,7 @@ from rankcrawl.settings.addon import check_extras
 from rankcrawl.settings.addon import redis_url as crawl_redis_url
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.connection import connect, probe_writable
+from rankcrawl.settings.scrapy_values import check_scrapy_values
 
 BASE = {
     "ADDONS": {"rankcrawl.settings.Addon": 0},
@@ -33,7 +34,8 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
                    overrides: Mapping[str, Any] | None = None, redis_url: str | None = None) -> Settings:
     """Scrapy settings for a rankcrawl crawl: the add-on on, overrides at command-line priority.
 
-    Raises ``SettingError`` (one line) for a bad ``RANKCRAWL_*`` value. The Redis URL is resolved
+    Raises ``SettingError`` (one line) for a bad ``RANKCRAWL_*`` name or value or a Scrapy setting
+    Scrapy cannot read. The Redis URL is resolved
     now (explicit, RANKCRAWL_REDIS_URL/REDIS_URL, else the embedded Valkey, started here), so
     every component and every subprocess uses the same server.
     """
@@ -45,6 +47,7 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
         settings.set("RANKCRAWL_MAX_PAGES", int(max_pages), priority="cmdline")
     if redis_url:
         settings.set("RANKCRAWL_REDIS_URL", redis_url, priority="cmdline")
+    check_scrapy_values(settings)
     check_extras(RankcrawlConfig.from_settings(settings))
     settings.set("RANKCRAWL_REDIS_URL", crawl_redis_url(settings), priority="project")
     return settings
@@ -61,7 +64,7 @@ def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
             probe_writable(client, config.key_prefix)
         finally:
             client.close()
-    process = CrawlerProcess(settings, install_root_handler=True)
+    process = CrawlerProcess(settings)
     crawler = process.create_crawler(FocusedSpider)
     process.crawl(crawler, seeds=list(seeds))
     gc.freeze()  # the imports and the crawler built so far live to the end: no collection scans them again

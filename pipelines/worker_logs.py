@@ -17,6 +17,8 @@ from collections.abc import Callable
 from logging.handlers import QueueHandler
 from typing import Any, TypeVar
 
+from rankcrawl.settings.log_levels import quiet_noisy_loggers
+
 T = TypeVar("T")
 
 MAX_RECORDS = 100
@@ -63,6 +65,7 @@ def capture(level: int) -> None:
     root = logging.getLogger()
     root.handlers[:] = [_buffer]
     root.setLevel(level)
+    quiet_noisy_loggers()
     logging.captureWarnings(True)
 
 

@@ -4,9 +4,11 @@ It names components by dotted string (``settings`` imports no other rankcrawl pa
 classes are loaded when the add-on runs), adds each only where the user's component dicts do
 not name it already (so a user's order or ``None`` stays), writes other settings at ``addon``
 priority only where nothing of higher priority set them, registers the bundled spider
-(``scrapy crawl rankcrawl``), and checks every ``RANKCRAWL_*`` value before the crawl (project and
-command-line values when the crawler process is made, a spider's own when its crawler starts): a
-bad one stops it with a ``SettingError`` naming the setting and its allowed values.
+(``scrapy crawl rankcrawl``), and checks every ``RANKCRAWL_*`` name and value, and the values of
+Scrapy's typed settings, before the crawl (project and command-line values when the crawler process
+is made, a spider's own when its crawler starts): a bad one stops it with a ``SettingError`` naming
+the setting and its allowed values. A Redis that cannot be reached stops it the same way, in one
+line; third-party loggers that flood a DEBUG log are set to INFO (``log_levels``).
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
 from rankcrawl.settings.config import RankcrawlConfig, SettingError
-from rankcrawl.settings.connection import retry_policy
+from rankcrawl.settings.connection import RedisUnavailable, connect, probe_writable, retry_policy
 from rankcrawl.settings.defaults import DEFAULTS
 from rankcrawl.settings.keys import Keys
+from rankcrawl.settings.log_levels import quiet_noisy_loggers
+from rankcrawl.settings.scrapy_values import check_scrapy_values
 
 SPIDER_MODULE = "rankcrawl.crawler.spider"
 PIPELINES = {"rankcrawl.pipelines.analysis_pipeline.AnalysisPipeline": 300}
@@ -32,8 +36,11 @@ SPIDER_MIDDLEWARES = {"rankcrawl.crawler.follow.FollowMiddleware": 950}  # below
 DOWNLOADER_MIDDLEWARES = {"rankcrawl.crawler.safety.SafetyMiddleware": 40,  # redirects: see crawler/redirects.py
                           "rankcrawl.crawler.redirects.RedirectAliasMiddleware": 650,
                           "rankcrawl.crawler.redirects.MetaRefreshAliasMiddleware": 585}
-EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500}
+EXTENSIONS = {"rankcrawl.crawler.ranker_extension.RankerExtension": 500,
+              "rankcrawl.crawler.progress_log.ProgressLog": 510,
+              "rankcrawl.crawler.crawl_outcome.CrawlOutcome": 520}
 USER_AGENT = "rankcrawl/0.1 (focused crawler; Scrapy)"
+SCHEDULER = "rankcrawl.crawler.scheduler.RankedScheduler"  # the re-scoring frontier (RANKCRAWL_FRONTIER)
 CRAWLING = {  # politeness; FIFO among equal priorities (breadth-first)
     "ROBOTSTXT_OBEY": True,
     "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
@@ -76,7 +83,9 @@ class Addon:
     def update_pre_crawler_settings(cls, settings: Any) -> None:
         """Check the project's and the command line's values (SettingError before any crawler exists)
         and register the bundled spider: ``scrapy crawl rankcrawl`` in any project."""
+        quiet_noisy_loggers()
         try:
+            check_scrapy_values(settings)
             check_extras(RankcrawlConfig.from_settings(settings))
         except SettingError:
             report_uncaught_setting_errors()
@@ -89,13 +98,17 @@ class Addon:
     def from_crawler(cls, crawler: Any) -> Addon:
         from scrapy.exceptions import NotConfigured
 
+        quiet_noisy_loggers()
         report_uncaught_setting_errors()  # a spider's custom_settings are first read here
         try:
-            enabled = RankcrawlConfig.from_settings(crawler.settings).enabled  # SettingError: the crawl does not start
-        except SettingError:
+            check_scrapy_values(crawler.settings)
+            config = RankcrawlConfig.from_settings(crawler.settings)  # SettingError: the crawl does not start
+            if config.enabled:
+                probe_redis(config)  # RedisUnavailable: before any component starts a process
+        except START_ERRORS:
             crawler.spider = None  # Scrapy 2.14 judges a failed start by a missing spider (scrapy crawl exit status 1)
             raise
-        if not enabled:
+        if not config.enabled:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         return cls()
 
@@ -110,14 +123,20 @@ class Addon:
             for path, order in components.items():
                 settings.setdefault_in_component_priority_dict(setting, load_object(path), order)
         check_extras(config)
+        if not config.distributed:
+            set_unless_user(settings, "SCHEDULER", SCHEDULER)
         if config.distributed:
             for name, value in distributed_settings(redis_url(settings), config.key_prefix).items():
                 set_unless_user(settings, name, value)
 
 
+START_ERRORS = (SettingError, RedisUnavailable)
+"""Errors that stop a crawl before it starts, each explained by its one-line message."""
+
+
 def _one_line_hook(previous: Any) -> Any:
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        if isinstance(exc, SettingError):
+        if isinstance(exc, START_ERRORS):
             print(f"rankcrawl: error: {exc}", file=sys.stderr)
         else:
             previous(kind, exc, tb)
@@ -126,34 +145,46 @@ def _one_line_hook(previous: Any) -> Any:
     return hook
 
 
-class OneLineSettingError(logging.Filter):
-    """Rewrites a log record that carries an unhandled ``SettingError`` into its one line, no traceback.
+class OneLineStartError(logging.Filter):
+    """Rewrites a log record that carries an unhandled start error (``START_ERRORS``) into its one
+    line, no traceback.
 
-    A spider's ``custom_settings`` reach the add-on only when its crawler starts, inside Scrapy's
-    crawl task: Scrapy marks the crawl failed (``scrapy crawl`` exits with status 1) and asyncio
-    logs the exception with its traceback. (With a non-asyncio ``TWISTED_REACTOR``, Twisted also
-    prints the failure's frameless two-line summary itself, outside logging.)"""
+    A spider's ``custom_settings`` reach the add-on, and the components connect to Redis, only when
+    its crawler starts, inside Scrapy's crawl task: Scrapy marks the crawl failed (``scrapy crawl``
+    exits with status 1) and asyncio logs the exception with its traceback. (With a non-asyncio
+    ``TWISTED_REACTOR``, Twisted also prints the failure's frameless two-line summary itself,
+    outside logging.)"""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, SettingError):
+        if isinstance(exc, START_ERRORS):
             record.msg, record.args, record.exc_info, record.exc_text = "rankcrawl: error: %s", (exc,), None, None
         return True
 
 
 def report_uncaught_setting_errors() -> None:
-    """Make a ``SettingError`` that nobody catches end the process with its one line (exit status 1)
-    instead of a traceback. ``scrapy crawl`` creates its crawler process (which runs
+    """Make a ``SettingError`` or ``RedisUnavailable`` that nobody catches end the process with its
+    one line (exit status 1) instead of a traceback. ``scrapy crawl`` creates its crawler process (which runs
     ``update_pre_crawler_settings``) outside its own error handling, so the error is uncaught there
     (``sys.excepthook``); one raised when a crawler starts (a spider's ``custom_settings``) is logged
-    by the event loop (``OneLineSettingError``). A script that catches the error is unaffected (the
+    by the event loop (``OneLineStartError``). A script that catches the error is unaffected (the
     hook and the loggers only see uncaught exceptions)."""
     if not getattr(sys.excepthook, "rankcrawl", False):
         sys.excepthook = _one_line_hook(sys.excepthook)
     for name in ("asyncio", "twisted"):
         logger = logging.getLogger(name)
-        if not any(isinstance(f, OneLineSettingError) for f in logger.filters):
-            logger.addFilter(OneLineSettingError())
+        if not any(isinstance(f, OneLineStartError) for f in logger.filters):
+            logger.addFilter(OneLineStartError())
+
+
+def probe_redis(config: RankcrawlConfig) -> None:
+    """Connect to the crawl's Redis (the embedded server starts if none is named) and write one probe
+    key: ``RedisUnavailable`` with one line when it cannot be reached or refuses writes."""
+    client = connect(config.redis_url)
+    try:
+        probe_writable(client, config.key_prefix)
+    finally:
+        client.close()
 
 
 def check_extras(config: RankcrawlConfig) -> None:

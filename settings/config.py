@@ -9,6 +9,7 @@ a crawler's components the same way. ``python -m rankcrawl.settings.config READM
 
 from __future__ import annotations
 
+import difflib
 import sys
 import weakref
 from collections.abc import Callable
@@ -27,7 +28,7 @@ README_END = "<!-- /settings table -->"
 
 
 class SettingError(ValueError):
-    """A ``RANKCRAWL_*`` setting with a value outside its allowed values (one-line message)."""
+    """A setting with a value outside its allowed values, or an unknown ``RANKCRAWL_*`` name (one-line message)."""
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,15 @@ class RankcrawlConfig:
     flush_timeout: float
     distributed: bool
     idle_timeout: float
+    progress_interval: float
     analysis_workers: int | None
     sum_repeated_links: bool
 
     @classmethod
     def from_settings(cls, settings: Any) -> RankcrawlConfig:
-        """Parse and check every setting (unset → its default); ``SettingError`` on the first bad one."""
+        """Parse and check every setting (unset → its default); ``SettingError`` on the first bad one or
+        on a ``RANKCRAWL_*`` name that is not a setting."""
+        check_names(settings)
         values: dict[str, Any] = {}
         for s in SETTINGS:
             raw = settings.get(s.name)
@@ -85,6 +89,19 @@ class RankcrawlConfig:
         if not crawler.settings.frozen:
             return cls.from_settings(crawler.settings)
         return per_crawler(crawler, cls, lambda: cls.from_settings(crawler.settings))
+
+
+NAMES = tuple(s.name for s in SETTINGS)
+
+
+def check_names(settings: Any) -> None:
+    """SettingError for the first ``RANKCRAWL_*`` name that is no setting, with the closest names."""
+    for name in settings:
+        if isinstance(name, str) and name.startswith(PREFIX) and name not in NAMES:
+            close = difflib.get_close_matches(field_name(name), [field_name(n) for n in NAMES], n=2, cutoff=0.6)
+            hint = (f"did you mean {' or '.join(PREFIX + c.upper() for c in close)}?" if close
+                    else "the settings table of the README lists them all")
+            raise SettingError(f"{name} is not a rankcrawl setting: {hint}")
 
 
 def field_name(setting: str) -> str:

@@ -78,6 +78,8 @@ SETTINGS: tuple[Setting, ...] = (
             Flag()),
     Setting("RANKCRAWL_IDLE_TIMEOUT", 5.0, "Distributed mode: seconds an idle process waits for shared work before closing.",
             Number(0.0, closed=True)),
+    Setting("RANKCRAWL_PROGRESS_INTERVAL", 60.0, "Seconds between the crawl's progress lines (pages/min, analysed, edges "
+            "stored, frontier, last epoch); 0 = none.", Number(0.0, closed=True)),
     # -- analysis execution and graph conventions (pipelines/page_analyzer.py, pipelines/workers.py) --
     Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes (the site-level step gets one more); "
             "unset = one per CPU core, 0 = analyse in a reactor thread and decide in another.", OptionalInt(0)),

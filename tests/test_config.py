@@ -46,6 +46,8 @@ BAD = [  # (setting, value, allowed values the message must name)
     ("RANKCRAWL_SUM_REPEATED_LINKS", "sum", "True or False"),
     ("RANKCRAWL_ANALYSIS_TIMEOUT", "-1", "a number ≥ 0"),
     ("RANKCRAWL_IDLE_TIMEOUT", "soon", "a number ≥ 0"),
+    ("RANKCRAWL_PROGRESS_INTERVAL", "-1", "a number ≥ 0"),
+    ("RANKCRAWL_FRONTIER", "random", "one of pagerank, opic, inlinks, breadth-first, static"),
     ("RANKCRAWL_ANALYSIS_WORKERS", "-2", "an integer ≥ 0 (or unset)"),
 ]
 ANY_STRING = {"RANKCRAWL_TOPIC_TERMS"}
@@ -110,6 +112,40 @@ def test_crawl_command_refuses_bad_setting_before_crawling(name: str, value: str
     assert done.returncode != 0 and done.stdout == ""
     assert done.stderr.startswith(f"rankcrawl: error: {name} must be {allowed}") and done.stderr.count("\n") == 1, done.stderr
     assert "secret" not in done.stderr and not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("RANKCRAWL_MAX_PAGE", "RANKCRAWL_MAX_PAGE is not a rankcrawl setting: did you mean RANKCRAWL_MAX_PAGES or "
+                           "RANKCRAWL_MAX_PAGE_BYTES?"),
+    ("RANKCRAWL_ALLOW_PRIVAT", "RANKCRAWL_ALLOW_PRIVAT is not a rankcrawl setting: did you mean RANKCRAWL_ALLOW_PRIVATE?"),
+    ("RANKCRAWL_TYPO", "RANKCRAWL_TYPO is not a rankcrawl setting: the settings table of the README lists them all"),
+])
+def test_unknown_rankcrawl_name_is_an_error_with_the_closest_names(name: str, says: str) -> None:
+    with pytest.raises(SettingError) as info:
+        RankcrawlConfig.from_settings(Settings({name: "1"}))
+    assert str(info.value) == says
+
+
+@pytest.mark.parametrize(("pair", "says"), [
+    ("CONCURRENT_REQUESTS=abc", "CONCURRENT_REQUESTS must be an integer, not 'abc'"),
+    ("DOWNLOAD_DELAY=fast", "DOWNLOAD_DELAY must be a number, not 'fast'"),
+    ("ROBOTSTXT_OBEY=perhaps", "ROBOTSTXT_OBEY must be True or False (also 1/0, true/false), not 'perhaps'"),
+    ("RANKCRAWL_TYPO=1", "RANKCRAWL_TYPO is not a rankcrawl setting"),
+])
+def test_crawl_command_names_a_scrapy_or_unknown_setting_it_cannot_use(pair: str, says: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("RANKCRAWL_REDIS_URL", "REDIS_URL")}
+    env["RANKCRAWL_HOME"] = str(tmp_path / "home")
+    done = subprocess.run([*CLI, "crawl", "http://a.example/", "-s", pair, "--redis-url", "redis://127.0.0.1:1/0"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.startswith(f"rankcrawl: error: {says}") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_scrapy_values_a_user_left_alone_or_set_well_pass() -> None:
+    from rankcrawl.settings.scrapy_values import check_scrapy_values
+
+    check_scrapy_values(Settings({"CONCURRENT_REQUESTS": "8", "DOWNLOAD_DELAY": "0.5", "TELNETCONSOLE_ENABLED": "False",
+                                  "LOG_FILE": "x.log", "DEPTH_LIMIT": None}))
 
 
 def test_kinds_accept_scrapy_spellings_and_infer_from_defaults() -> None:
