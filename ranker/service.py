@@ -281,11 +281,12 @@ class RankerService:
         norm = sum(published_sum.values())
         bound = state.bound + 2.0 * stale / norm
         previous = current(self.store)
-        unconverged = int(previous.fields.get("unconverged", 0)) if previous else 0
+        counted = previous.fields.get("unconverged", "0") if previous else "0"
+        unconverged = int(counted) if counted.isascii() and counted.isdigit() else 0
         stats = dict(hosts=len(graph.index), pages=int((~graph.excluded[: graph.n]).sum()), edges=edges,
                      iterations=state.rounds, error_bound=repr(bound), residual=repr(bound), solve_bound=repr(state.bound),
                      tol=tol, converged=int(bound <= tol), unconverged=unconverged + (bound > tol), final=int(final),
-                     alpha=self.alpha)
+                     alpha=self.alpha, corrupt=self.store.corruption.total)
         epoch = self.publisher.publish(lease, hosts, graph.vectors(), norm, sums, self._top(graph), head, stats)
         self._published_sum = published_sum
         graph.dirty.clear()
@@ -330,4 +331,9 @@ class RankerService:
                 self.progress.waiting(f"{exc}; retrying")
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 self.progress.waiting(f"Redis unavailable ({exc}); retrying in {poll_interval:g} s")
+                stop.wait(poll_interval)
+            except Exception as exc:  # one bad epoch (whatever a record held) must not end the service
+                log.error("ranker: epoch failed (%s: %s); reloading the graph in %g s", type(exc).__name__, exc,
+                          poll_interval)
+                self.graph = None
                 stop.wait(poll_interval)

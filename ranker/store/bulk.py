@@ -23,8 +23,9 @@ from typing import Any, TextIO
 import numpy as np
 
 from rankcrawl.ranker.store import _scan
+from rankcrawl.ranker.store.corrupt import key_in
 from rankcrawl.ranker.store.graphstore import GraphStore
-from rankcrawl.ranker.store.hostedges import EDGE, HEAD
+from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, HEAD
 from rankcrawl.ranker.store.outpack import PACK
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import UrlIds
@@ -33,7 +34,7 @@ from rankcrawl.settings.urls import DEFAULT_PORTS
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 CALLS_PER_PIPELINE = 64
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-WRITE_PAGES = """
+WRITE_PAGES = CHECKED + """
 local head, data, pos, pack_key = ARGV[1], ARGV[2], 1, KEYS[3]
 local lids, set, empty, n = {}, {}, {}, 0
 local function flush(cmd, key, args)
@@ -72,12 +73,14 @@ if redis.call('HLEN', KEYS[1]) == n then
 else
 """ + PACK + """
 end
+return bad
 """
 """KEYS: a host's ``out`` and ``meta`` hashes and its ``outpack``. ARGV: HEAD records (LocalID, byte
 count) of the host's source pages, their packed edges back to back, and the pack's head (count
 and HEAD records of the pages with edges). Sets each page's edges (none: deletes them), marks it
 stored (existing metadata kept) and leaves the host's pack current — the one sent when these
-pages are all of its ``out`` hash, else rebuilt from the hash: one atomic call per host."""
+pages are all of its ``out`` hash, else rebuilt from the hash: one atomic call per host. Returns
+the malformed records of ``out`` left out of a rebuilt pack (``key<TAB>problem`` each)."""
 HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
 NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
 
@@ -209,13 +212,16 @@ class EdgeImporter:
         """Store every source's merged out-edges (self-links dropped) and rebuild the hosts' packs;
         announce the pages stored and the hosts that got new pages."""
         ids = self.ids.finish()
+        src = np.concatenate(self.src or [np.zeros(0, np.int64)])
+        dst = np.concatenate(self.dst or [np.zeros(0, np.int64)])
+        weight = np.concatenate(self.weight or [np.zeros(0)])
+        known = (ids[src] >= 0) & (ids[dst] >= 0)  # an end with a corrupt stored ID (counted by the store): dropped
+        if not known.all():
+            src, dst, weight = src[known], dst[known], weight[known]
         uniq, dense = np.unique(ids, return_inverse=True)  # page numbers in ID order
-        ptr, d, w = _scan.merge_links(dense[np.concatenate(self.src or [np.zeros(0, np.int64)])],
-                                      dense[np.concatenate(self.dst or [np.zeros(0, np.int64)])],
-                                      np.concatenate(self.weight or [np.zeros(0)]), len(uniq))
+        ptr, d, w = _scan.merge_links(dense[src], dense[dst], weight, len(uniq))
         stored = np.zeros(len(uniq), dtype=bool)  # every source line stored, even one whose only link was to itself
-        for part in self.src:
-            stored[dense[part]] = True
+        stored[dense[src]] = True
         rows = np.flatnonzero(stored)
         pages, lo, hi = uniq[rows], ptr[rows], ptr[rows + 1]
         d = uniq[d]
@@ -223,20 +229,28 @@ class EdgeImporter:
         edges["host"], edges["local"], edges["weight"] = d >> 32, d & 0xFFFFFFFF, w
         hosts = pages >> 32
         cuts = np.concatenate([[0], np.flatnonzero(np.diff(hosts)) + 1, [len(pages)]]).tolist()
-        pipe, sent = self.store.client.pipeline(transaction=False), []
+        pipe, sent, calls = self.store.client.pipeline(transaction=False), [], []
         for a, b in zip(cuts[:-1], cuts[1:]):
             if b > a:
                 hid = int(hosts[a])
                 self._write_host(pipe, hid, pages[a:b] & 0xFFFFFFFF, edges, lo[a:b], hi[a:b])
+                calls.append((a, b))
             if len(pipe) >= CALLS_PER_PIPELINE:
-                sent.append(self.worker.submit(pipe.execute))
+                sent.append(self.worker.submit(self.store.replies, pipe))
                 pipe = self.store.client.pipeline(transaction=False)
-        sent.append(self.worker.submit(pipe.execute))
-        for done in sent:
-            done.result()
+        sent.append(self.worker.submit(self.store.replies, pipe))
+        replies = [r for done in sent for r in done.result()]
+        written = np.ones(len(pages), dtype=bool)
+        for (a, b), res in zip(calls, replies):
+            if isinstance(res, Exception):  # a key of the wrong type: the host's pages are not stored
+                self.store.corruption.add(key_in(res), "wrong type", b - a)
+                written[a:b] = False
+            else:
+                self.store.count_skipped([res])
+        pages = pages[written]
         if len(pages) or self.ids.grown:  # the pages stored, and the hosts that got new pages
             self.store.announce(pages >> 32, pages & 0xFFFFFFFF, self.ids.grown)
-        return ImportReport(len(d), len(pages), self.bad)
+        return ImportReport(int((np.repeat(written, hi - lo)).sum()), len(pages), self.bad)
 
     def _write_host(self, pipe: Any, hid: int, lids: np.ndarray, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
         """Queue the ``WRITE_PAGES`` call of one host's source pages ``lids`` (edges[lo[i]:hi[i]] each)."""

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import redis
 
+from rankcrawl.ranker.store.corrupt import MAX_ID, Corruption, CorruptValue, parse_int, wrong_type
 from rankcrawl.ranker.store.hostedges import PAIR
 from rankcrawl.settings.keys import Keys
 
@@ -58,6 +59,7 @@ class ChangeStream:
 
     client: Any
     keys: Keys
+    corruption: Corruption
 
     def announce(self, hosts: np.ndarray, locals_: np.ndarray, grown: Iterable[int]) -> None:
         """Append the pages (HostID, LocalID arrays) whose stored state changed and the hosts that got
@@ -66,20 +68,32 @@ class ChangeStream:
         packed["host"], packed["local"] = hosts, locals_
         grown_field = ",".join(map(str, sorted(set(grown))))
         for i in range(0, max(len(packed), 1), PAGES_PER_ENTRY):
-            self.client.xadd(self.keys.changes, {"pages": packed[i : i + PAGES_PER_ENTRY].tobytes(),
-                                                 "grown": grown_field if i == 0 else ""},
-                             maxlen=STREAM_MAXLEN, approximate=True)
+            entry = {"pages": packed[i : i + PAGES_PER_ENTRY].tobytes(), "grown": grown_field if i == 0 else ""}
+            try:
+                self.client.xadd(self.keys.changes, entry, maxlen=STREAM_MAXLEN, approximate=True)
+            except redis.ResponseError as exc:
+                if not wrong_type(exc):
+                    raise
+                self.corruption.add(self.keys.changes, "wrong type; replaced by a new stream (the ranker reloads all)")
+                self.client.delete(self.keys.changes)
+                self.client.xadd(self.keys.changes, entry, maxlen=STREAM_MAXLEN, approximate=True)
 
     def stream_head(self) -> str:
-        """ID of the newest change entry (``0-0`` when there is none)."""
-        last = self.client.xrevrange(self.keys.changes, count=1)
+        """ID of the newest change entry (``0-0`` when there is none, or the key is not a stream: counted)."""
+        try:
+            last = self.client.xrevrange(self.keys.changes, count=1)
+        except redis.ResponseError as exc:
+            if not wrong_type(exc):
+                raise
+            self.corruption.add(self.keys.changes, "wrong type")
+            return "0-0"
         return last[0][0].decode() if last else "0-0"
 
     def stream_gap(self, since: str) -> bool:
         """True if entries after ``since`` were trimmed away (the caller must reload everything)."""
         try:
             info = self.client.xinfo_stream(self.keys.changes)
-        except redis.ResponseError:
+        except redis.ResponseError:  # no stream (or not one: counted by ``stream_head``)
             return False
         deleted = info.get("max-deleted-entry-id") or b"0-0"
         return stream_id_key(deleted) > stream_id_key(since)
@@ -90,20 +104,36 @@ class ChangeStream:
         With ``block_ms`` and no entry yet, waits that long for one (XREAD BLOCK).
         """
         out = Changes(stream_id)
-        if block_ms is not None:
-            got = self.client.xread({self.keys.changes: stream_id}, count=1, block=block_ms)
-            if not got:
+        key = self.keys.changes
+        try:
+            if block_ms is not None and not self.client.xread({key: stream_id}, count=1, block=block_ms):
                 return out
+            first = self.client.xrange(key, f"({out.last}", until or "+", count=5000)
+        except redis.ResponseError as exc:
+            if not wrong_type(exc):
+                raise
+            self.corruption.add(key, "wrong type")
+            return out
         end = until or "+"
         packed: list[bytes] = []
+        entries = first
         while True:
-            entries = self.client.xrange(self.keys.changes, f"({out.last}", end, count=5000)
             for sid, fields in entries:
-                packed.append(fields.get(b"pages", b""))
-                out.grown.update(int(h) for h in fields.get(b"grown", b"").split(b",") if h)
-                out.whole.update(int(h) for h in fields.get(b"hosts", b"").split(b",") if h)  # host-level format
+                pages = fields.get(b"pages", b"")
+                if len(pages) % PAIR.itemsize:
+                    self.corruption.add(key, f"pages of entry {sid.decode()} are {len(pages)} bytes, not whole pairs")
+                else:
+                    packed.append(pages)
+                for name, into in ((b"grown", out.grown), (b"hosts", out.whole)):  # ``hosts``: host-level format
+                    for h in fields.get(name, b"").split(b","):
+                        try:
+                            if h:
+                                into.add(parse_int(h, key, f"{name.decode()} of entry {sid.decode()}", MAX_ID + 1))
+                        except CorruptValue as exc:
+                            self.corruption.report(exc)
                 out.last = sid.decode()
             if len(entries) < 5000:
                 pairs = np.frombuffer(b"".join(packed), dtype=PAIR)
                 out.pages = np.unique(pair_keys(pairs["host"], pairs["local"]))
                 return out
+            entries = self.client.xrange(key, f"({out.last}", end, count=5000)

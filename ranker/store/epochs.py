@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import redis
 
+from rankcrawl.ranker.store.corrupt import STREAM_ID, CorruptValue, parse_float, parse_int, parse_text, wrong_type
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.lease import Lease, LeaseLost
 
@@ -50,18 +52,54 @@ class Published:
 
 
 def current(store: GraphStore) -> Published | None:
-    """The published state, or None before the first publish."""
-    raw = store.client.hgetall(store.keys.ranks)
+    """The published state, or None before the first publish and when the state hash is corrupt
+    (counted; the next publish replaces it)."""
+    key = store.keys.ranks
+    try:
+        raw = store.client.hgetall(key)
+    except redis.ResponseError as exc:
+        if not wrong_type(exc):
+            raise
+        store.corruption.add(key, "wrong type")
+        return None
     if not raw or b"epoch" not in raw:
         return None
-    f = {k.decode(): v.decode() for k, v in raw.items()}
-    return Published(int(f["epoch"]), int(f.get("previous", 0)), float(f.get("norm", 1.0)), f.get("offset", "0-0"), f)
+    try:
+        f = {k.decode(): parse_text(v, key, k.decode(errors="replace")) for k, v in raw.items()}
+        epoch = parse_int(raw[b"epoch"], key, "epoch")
+        previous = parse_int(raw.get(b"previous", b"0"), key, "previous")
+        norm = parse_float(raw.get(b"norm", b"1.0"), key, "norm", positive=True)
+        offset = f.get("offset", "0-0")
+        if STREAM_ID.match(offset) is None or not epoch:
+            raise CorruptValue(key, f"epoch {epoch}, offset {offset[:40]!r}")
+    except (CorruptValue, UnicodeDecodeError) as exc:
+        store.corruption.report(exc if isinstance(exc, CorruptValue) else CorruptValue(key, "a field is not UTF-8"))
+        return None
+    return Published(epoch, previous, norm, offset, f)
 
 
 def manifest(store: GraphStore, epoch: int) -> np.ndarray | None:
-    """uint32 per HostID: the epoch whose key holds the host's vector in ``epoch`` (None if gone)."""
-    raw = store.client.get(store.keys.manifest(epoch))
-    return None if raw is None else np.frombuffer(raw, dtype=MANIFEST)
+    """uint32 per HostID: the epoch whose key holds the host's vector in ``epoch`` (None if gone).
+    CorruptValue for a manifest of another type, not whole uint32s, or naming an epoch after
+    ``epoch``; entries past the host count are dropped (counted)."""
+    key = store.keys.manifest(epoch)
+    try:
+        raw = store.client.get(key)
+    except redis.ResponseError as exc:
+        if not wrong_type(exc):
+            raise
+        raise CorruptValue(key, "wrong type") from None
+    if raw is None:
+        return None
+    if len(raw) % MANIFEST.itemsize:
+        raise CorruptValue(key, f"{len(raw)} bytes, not whole uint32s")
+    m = np.frombuffer(raw, dtype=MANIFEST)
+    if (m > epoch).any():
+        raise CorruptValue(key, f"names epoch {int(m.max())}, after its own")
+    n_hosts = int(store.client.hlen(store.keys.hosts))
+    if len(m) > n_hosts and m[n_hosts:].any():
+        store.corruption.add(key, f"entries for {len(m)} hosts, {n_hosts} exist")
+    return m[:n_hosts]
 
 
 def alive(store: GraphStore, epoch: int) -> bool:
@@ -69,7 +107,8 @@ def alive(store: GraphStore, epoch: int) -> bool:
     return bool(store.client.exists(store.keys.manifest(epoch)))
 
 
-def _get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
+def get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
+    """GET of ``keys``; a key of another type reads as missing (counted)."""
     out: list[bytes | None] = []
     for i in range(0, len(keys), HOSTS_PER_PIPELINE):
         part = keys[i : i + HOSTS_PER_PIPELINE]
@@ -78,22 +117,51 @@ def _get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
             pipe = store.client.pipeline(transaction=False)
             for k in part:
                 pipe.get(k)
-            return pipe.execute()
+            return store.replies(pipe)
 
-        out += run()
+        got = run()
+        for k, r in zip(part, got):
+            if isinstance(r, Exception):
+                store.corruption.add(k, "wrong type")
+        out += [None if isinstance(r, Exception) else r for r in got]
     return out
 
 
+def vector_of(store: GraphStore, key: str, raw: bytes) -> np.ndarray | None:
+    """A stored score vector: whole float64s, each NaN (not ranked) or finite and not negative;
+    None (counted) otherwise."""
+    if len(raw) % 8:
+        store.corruption.add(key, f"{len(raw)} bytes, not whole float64s")
+        return None
+    v = np.frombuffer(raw, dtype="<f8")
+    if (bad := int((~(np.isnan(v) | (np.isfinite(v) & (v >= 0)))).sum())):
+        store.corruption.add(key, f"{bad} scores neither NaN nor finite and >= 0")
+        return None
+    return v
+
+
+def readable_manifest(store: GraphStore, epoch: int) -> np.ndarray | None:
+    """``manifest``, None (counted) where it is corrupt."""
+    try:
+        return manifest(store, epoch)
+    except CorruptValue as exc:
+        store.corruption.report(exc)
+        return None
+
+
 def load_vectors(store: GraphStore, epoch: int) -> dict[int, np.ndarray] | None:
-    """Per-host score vectors y of ``epoch`` (HostID → float64 per LocalID), None if it is gone."""
-    m = manifest(store, epoch)
+    """Per-host score vectors y of ``epoch`` (HostID → float64 per LocalID), None if it is gone or
+    its manifest corrupt; corrupt vectors are left out (each counted)."""
+    m = readable_manifest(store, epoch)
     if m is None:
         return None
     hids = np.flatnonzero(m).tolist()
-    raws = _get_many(store, [store.keys.rank(h, int(m[h])) for h in hids])
+    keys = [store.keys.rank(h, int(m[h])) for h in hids]
+    raws = get_many(store, keys)
     if any(r is None for r in raws) or not alive(store, epoch):
         return None
-    return {h: np.frombuffer(r, dtype="<f8") for h, r in zip(hids, raws)}  # type: ignore[arg-type]
+    vectors = {h: vector_of(store, k, r) for h, k, r in zip(hids, keys, raws)}  # type: ignore[arg-type]
+    return {h: v for h, v in vectors.items() if v is not None}
 
 
 class RankPublisher:
@@ -118,9 +186,9 @@ class RankPublisher:
         lease.check()
         self.clean()
         state = current(self.store)
-        epoch = int(self.store.client.incr(self.keys.epoch_counter))
+        epoch = self._next_epoch(state)
         self.store.client.sadd(self.keys.attempts, epoch)
-        prev = manifest(self.store, state.epoch) if state else None
+        prev = readable_manifest(self.store, state.epoch) if state else None
         full = prev is None or state is None or state.epoch != self.last_epoch
         hids = sorted({int(h) for h in hosts})
         size = max([len(prev) if prev is not None else 0] + [h + 1 for h in hids])
@@ -150,6 +218,45 @@ class RankPublisher:
         self.last_epoch = epoch
         self.clean()
         return epoch
+
+    def _next_epoch(self, state: Published | None) -> int:
+        """A new epoch number (INCR). A counter that is not a number (or below the epochs in use) is
+        corrupt: counted, and set past every epoch the state and the bookkeeping sets name."""
+        key = self.keys.epoch_counter
+        try:
+            epoch = int(self.store.client.incr(key))
+        except redis.ResponseError as exc:
+            if not wrong_type(exc):
+                raise
+            epoch = 0
+        in_use = [state.epoch, state.previous] if state else []
+        in_use += self._members(self.keys.attempts) + self._members(self.keys.retired)
+        floor = max(in_use, default=0)
+        if epoch <= floor:
+            self.store.corruption.add(key, f"epoch counter {epoch} is not past the epochs in use ({floor})")
+            self.store.client.set(key, floor + 1)
+            epoch = floor + 1
+        return epoch
+
+    def _members(self, key: str) -> list[int]:
+        """Epoch numbers of a bookkeeping set; members that are not one (or a set of another type) are
+        corrupt: counted and removed."""
+        try:
+            raw = self.store.client.smembers(key)
+        except redis.ResponseError as exc:
+            if not wrong_type(exc):
+                raise
+            self.store.corruption.add(key, "wrong type")
+            self.store.client.delete(key)
+            return []
+        out = []
+        for m in raw:
+            try:
+                out.append(parse_int(m, key, "epoch"))
+            except CorruptValue as exc:
+                self.store.corruption.report(exc)
+                self.store.client.srem(key, m)
+        return out
 
     def _write_vectors(self, epoch: int, hids: list[int], vector: Callable[[int], np.ndarray]) -> None:
         cluster = getattr(self.store.client, "nodes_manager", None) is not None
@@ -193,16 +300,14 @@ class RankPublisher:
         """Delete retired epochs and the leftovers of publishes that never switched."""
         state = current(self.store)
         keep = {state.epoch, state.previous} if state else set()
-        for raw in self.store.client.smembers(self.keys.retired):
-            e = int(raw)
+        for e in self._members(self.keys.retired):
             if e not in keep:
                 self._drop(e)
             self.store.client.srem(self.keys.retired, e)
-        for raw in self.store.client.smembers(self.keys.attempts):
-            e = int(raw)
+        for e in self._members(self.keys.attempts):
             if e in keep:
                 continue
-            m = manifest(self.store, e)
+            m = readable_manifest(self.store, e)
             own = [] if m is None else np.flatnonzero(m == e).tolist()
             self._delete([self.keys.rank(h, e) for h in own] + [self.keys.top(e), self.keys.hostrank(e),
                                                                  self.keys.manifest(e)])
@@ -213,7 +318,10 @@ class RankPublisher:
         alive_key, dead = self.keys.manifest(epoch), self.keys.dropping(epoch)
         if self.store.client.exists(alive_key):
             self.store.client.rename(alive_key, dead)
-        raw = self.store.client.get(self.keys.garbage(epoch)) or b""
+        raw = get_many(self.store, [self.keys.garbage(epoch)])[0] or b""
+        if len(raw) % (2 * MANIFEST.itemsize):
+            self.store.corruption.add(self.keys.garbage(epoch), f"{len(raw)} bytes, not whole (HostID, epoch) pairs")
+            raw = b""
         pairs = np.frombuffer(raw, dtype=MANIFEST).reshape(-1, 2)
         self._delete([self.keys.rank(int(h), int(e)) for h, e in pairs] + [
             self.keys.top(epoch), self.keys.hostrank(epoch), self.keys.garbage(epoch), dead])

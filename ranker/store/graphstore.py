@@ -19,8 +19,10 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
+import redis
 
 from rankcrawl.ranker.store.changestream import Changes, ChangeStream
+from rankcrawl.ranker.store.corrupt import Corruption, CorruptValue, key_in, parse_int, parse_text, wrong_type
 from rankcrawl.ranker.store.hostedges import (
     HOST_PACKED,
     PAGES_PACKED,
@@ -32,7 +34,8 @@ from rankcrawl.ranker.store.hostedges import (
     unpack_packed,
 )
 from rankcrawl.ranker.store.hostgraph import HostGraph
-from rankcrawl.ranker.store.outpack import HOST_SETS, PACK_HOST, decode, script, set_keys, write_out
+from rankcrawl.ranker.store.idcheck import Counters, check_hosts, check_packed
+from rankcrawl.ranker.store.outpack import HOST_SETS, PACK_HOST, decode, pack_problem, script, set_keys, write_out
 from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 
@@ -41,12 +44,18 @@ HOST_CHUNK = 256
 LOAD_CHUNK = 1024  # hosts per MGET and HOST_SETS call of a cold load (one server)
 
 ASSIGN_IDS = """
+for _, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'hash' and kind ~= 'none' then return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind) end
+end
 local n = redis.call('HLEN', KEYS[1])
+local first = n
 local ids = redis.call('HMGET', KEYS[1], unpack(ARGV))
 local fwd, back = {}, {}
 for i, name in ipairs(ARGV) do
   if ids[i] then
-    ids[i] = tonumber(ids[i])
+    local v = ids[i]
+    if #v <= 10 and string.match(v, '^%d+$') and tonumber(v) < first then ids[i] = tonumber(v) else ids[i] = -1 end
   else
     ids[i] = n
     fwd[#fwd + 1] = name
@@ -64,23 +73,31 @@ ids[#ARGV + 1] = #fwd / 2
 return ids
 """
 """KEYS: name→id hash, id→name hash (same hash tag). ARGV: distinct names. Returns their ids
-(new names get the next numbers) and, last, how many were new; one call per host batch of up
-to ARGS_PER_CALL names."""
+(new names get the next numbers; -1 where the stored ID is not a number below the count) and,
+last, how many were new; one call per host batch of up to ARGS_PER_CALL names. A key of
+another type: a WRONGTYPE error naming it."""
 
 PATHS_OF = """
-local out, j = {}, 1
+local out, bad, j = {}, {}, 1
 for _, key in ipairs(KEYS) do
   local n = tonumber(ARGV[j])
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'hash' and kind ~= 'none' then bad[#bad + 1] = key end
   for a = j + 1, j + n, 1000 do
-    local got = redis.call('HMGET', key, unpack(ARGV, a, math.min(a + 999, j + n)))
-    for k = 1, #got do out[#out + 1] = got[k] end
+    local last = math.min(a + 999, j + n)
+    if kind == 'hash' then
+      local got = redis.call('HMGET', key, unpack(ARGV, a, last))
+      for k = 1, #got do out[#out + 1] = got[k] end
+    else
+      for k = a, last do out[#out + 1] = false end
+    end
   end
   j = j + n + 1
 end
-return out
+return {out, bad}
 """
 """KEYS: hosts' ``paths`` hashes. ARGV: per key, a count n and n LocalIDs. Returns the paths of all
-those pages in order (nil where unknown)."""
+those pages in order (nil where unknown) and the keys of another type (read as empty)."""
 
 T = TypeVar("T")
 
@@ -92,6 +109,8 @@ class GraphStore(ChangeStream):
         self.client = client
         self.keys = Keys(prefix)
         self.grown_hosts: set[int] = set()  # hosts that got new pages in the last ``ids_of_split``
+        self.corruption = Corruption()  # corrupt values met (skipped or repaired), per key family
+        self.unstored: list[str] = []  # URLs of the last ``put_pages`` not stored: a corrupt ID of theirs
 
     # -- IDs ------------------------------------------------------------------------------
     def _assign(self, pipe: Any, name_key: str, id_key: str, names: list[str]) -> None:
@@ -110,10 +129,42 @@ class GraphStore(ChangeStream):
             if create:
                 self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
             else:
+                pipe.hlen(self.keys.hosts)
                 pipe.hmget(self.keys.hosts, unique)
-            return [x for res in pipe.execute() for x in (res[:-1] if create else res)]
+            got = pipe.execute()
+            if create:
+                return [x for res in got for x in res[:-1]]
+            return [None if i is None else self._parse_id(i, self.keys.hosts, h, got[0]) for h, i in zip(unique, got[1])]
 
-        return {h: int(i) for h, i in zip(unique, run()) if i is not None}
+        return {h: int(i) for h, i in zip(unique, self._checked_ids(run(), self.keys.hosts, unique)) if i is not None}
+
+    def _parse_id(self, raw: Any, key: str, name: str, limit: int) -> int | None:
+        """A stored ID read back (HMGET): a number below the count, else None (counted)."""
+        try:
+            return parse_int(raw, key, f"ID of {name[:80]!r}", limit)
+        except CorruptValue as exc:
+            self.corruption.report(exc)
+            return None
+
+    def _checked_ids(self, ids: list[Any], key: str, names: list[str]) -> list[int | None]:
+        """IDs of an ID-assigning call or a parsed HMGET: -1 (a corrupt stored ID) becomes None, counted."""
+        out: list[int | None] = []
+        for name, i in zip(names, ids):
+            if i is not None and int(i) < 0:
+                self.corruption.add(key, f"ID of {name[:80]!r} is not a number below the count")
+                out.append(None)
+            else:
+                out.append(i)
+        return out
+
+    def replies(self, pipe: Any) -> list[Any]:
+        """``pipe.execute()``, with a reply error caused by a key's content (a wrong type) left in its
+        place for the caller; any other error raised."""
+        got = pipe.execute(raise_on_error=False)
+        for res in got:
+            if isinstance(res, Exception) and not wrong_type(res):
+                raise res
+        return got
 
     def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
@@ -136,21 +187,28 @@ class GraphStore(ChangeStream):
                 if create:
                     self._assign(pipe, self.keys.urls(hid), self.keys.paths(hid), paths)
                 else:
+                    pipe.hlen(self.keys.urls(hid))
                     pipe.hmget(self.keys.urls(hid), paths)
-            return pipe.execute()
+            return self.replies(pipe)
 
         results = iter(run())
         lids: dict[tuple[int, str], int] = {}
         self.grown_hosts = set()
         for hid, paths in order:
             got: list[Any] = []
-            for _ in range(math.ceil(len(paths) / ARGS_PER_CALL) if create else 1):
-                res = next(results)
-                if create:
-                    res, new = res[:-1], res[-1]
-                    if new:
+            key = self.keys.urls(hid)
+            for i in range(0, len(paths), ARGS_PER_CALL) if create else [0]:
+                part = paths[i : i + ARGS_PER_CALL] if create else paths
+                res = next(results) if create else [next(results), next(results)]
+                if isinstance(res, Exception) or any(isinstance(r, Exception) for r in res):  # a key of the wrong type
+                    self.corruption.add(key_in(res if isinstance(res, Exception) else res[0]), "wrong type", len(part))
+                    got += [None] * len(part)
+                elif create:
+                    if res[-1]:
                         self.grown_hosts.add(hid)
-                got += res
+                    got += self._checked_ids(res[:-1], key, part)
+                else:
+                    got += [None if i is None else self._parse_id(i, key, p, res[0]) for p, i in zip(part, res[1])]
             lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
         out: list[tuple[int, int] | None] = []
         for s in split:
@@ -188,14 +246,29 @@ class GraphStore(ChangeStream):
             return pipe.execute()
 
         names, *paths = run()
-        found = iter([p for got in paths for p in got])
+        for _, bad in paths:
+            for key in bad:
+                self.corruption.add(key.decode(errors="replace"), "wrong type")
+        found = iter([p for got, _ in paths for p in got])
         urls: dict[tuple[int, int], str] = {}
         for h, name in zip(hosts, names):
+            host = self._text(name, self.keys.hostnames, f"name of host {h}")
             for l in by_host[h]:
                 p = next(found)
-                if name is not None and p is not None:
-                    urls[(h, l)] = name.decode() + p.decode()
+                path = self._text(p, self.keys.paths(h), f"path of page {l}")
+                if host is not None and path is not None:
+                    urls[(h, l)] = host + path
         return [urls.get(p) for p in pairs]
+
+    def _text(self, raw: bytes | None, key: str, what: str) -> str | None:
+        """A stored name read back: UTF-8 without control characters, else None (counted)."""
+        if raw is None:
+            return None
+        try:
+            return parse_text(raw, key, what)
+        except CorruptValue as exc:
+            self.corruption.report(exc)
+            return None
 
     def url_of(self, hid: int, lid: int) -> str | None:
         """The URL of page (HostID, LocalID), or None."""
@@ -209,8 +282,10 @@ class GraphStore(ChangeStream):
         http(s) or whose weight is not a positive finite number are dropped, and so are links to
         the page itself. ``meta["status"] >= 400`` marks the page gone (no edges, no rank); a
         record with a lower status makes it a page again. Empty ``meta`` keeps the stored one.
-        Raises ValueError for a page URL that is not http(s).
+        Raises ValueError for a page URL that is not http(s). A page whose stored ID is corrupt is
+        not stored (its URL in ``unstored``, the value counted in ``corruption``); a link to one is dropped.
         """
+        self.unstored = []
         batch: list[PageRecord] = []
         stored = 0
         for rec in records:
@@ -231,8 +306,14 @@ class GraphStore(ChangeStream):
         all_urls = [r.url for r in batch] + [t for ls in links for t, _ in ls]
         all_ids = self.ids(all_urls, create=True)
         page_ids, target_ids = all_ids[: len(batch)], iter(all_ids[len(batch) :])
+        self.unstored += [rec.url for rec, ids in zip(batch, page_ids) if ids is None]  # a corrupt stored ID
         writes = []
-        for rec, (hid, lid), ls in zip(batch, page_ids, links):  # type: ignore[misc]
+        for rec, ids, ls in zip(batch, page_ids, links):
+            if ids is None:
+                for _ in ls:
+                    next(target_ids)
+                continue
+            hid, lid = ids
             kept = [(tid, w) for (_, w), tid in zip(ls, target_ids) if tid is not None and tid != (hid, lid)]
             packed = pack_links([t for t, _ in kept], [w for _, w in kept])
             meta = json.dumps(rec.meta, sort_keys=True, default=str) if rec.meta else None
@@ -263,15 +344,21 @@ class GraphStore(ChangeStream):
             self.announce(stored[:, 0], stored[:, 1], grown)
 
         run()
-        return len(batch)
+        return len(writes)
 
     def put_redirect(self, from_url: str, to_url: str, meta: dict[str, Any] | None = None) -> None:
         """``from_url`` redirects to ``to_url``: it becomes an alias (SPEC §2.7) — links to it count
         for the target, it has no out-links and no rank of its own. A later ``put_pages`` of
-        ``from_url`` with a 2xx status makes it a page again."""
+        ``from_url`` with a 2xx status makes it a page again. Not stored (``unstored``) when a stored ID
+        of either URL is corrupt."""
+        for url in (from_url, to_url):
+            if host_and_path(url) is None:
+                raise ValueError(f"not an http(s) URL: {url!r}")
+        self.unstored = []
         ids = self.ids([from_url, to_url], create=True)
-        if ids[0] is None or ids[1] is None:
-            raise ValueError(f"not an http(s) URL: {from_url if ids[0] is None else to_url!r}")
+        if ids[0] is None or ids[1] is None:  # a corrupt stored ID (counted): not stored
+            self.unstored = [from_url]
+            return
         (hid, lid), target = ids[0], ids[1]
         grown = set(self.grown_hosts)
         if target == (hid, lid):
@@ -295,13 +382,39 @@ class GraphStore(ChangeStream):
         ids = self.ids([url], create=False)[0]
         if ids is None:
             return None
-        raw = self.client.hget(self.keys.meta(ids[0]), ids[1])
-        return None if raw is None else json.loads(raw)
+        key = self.keys.meta(ids[0])
+        try:
+            raw = self.client.hget(key, ids[1])
+        except redis.ResponseError as exc:
+            if not wrong_type(exc):
+                raise
+            self.corruption.add(key, "wrong type")
+            return None
+        if raw is None:
+            return None
+        try:
+            meta = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            meta = None
+        if not isinstance(meta, dict):
+            self.corruption.add(key, f"metadata of page {ids[1]} is not a JSON object")
+            return None
+        return meta
 
     # -- loading --------------------------------------------------------------------------
     def all_host_ids(self) -> list[int]:
-        """Every HostID handed out so far."""
-        return sorted(int(h) for h in self.client.hkeys(self.keys.hostnames))
+        """Every HostID handed out so far (fields of ``hostnames`` that are not one are counted, skipped)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hkeys(self.keys.hostnames)
+        pipe.hlen(self.keys.hosts)
+        fields, n_hosts = pipe.execute()
+        out = []
+        for h in fields:
+            try:
+                out.append(parse_int(h, self.keys.hostnames, "HostID", n_hosts))
+            except CorruptValue as exc:
+                self.corruption.report(exc)
+        return sorted(out)
 
     def _host_replies(self, hids: list[int], chunk: int) -> Iterator[list[Any]]:
         """``HOST_PACKED`` replies of ``hids``, one pipeline of ``chunk`` script calls at a time."""
@@ -323,7 +436,16 @@ class GraphStore(ChangeStream):
         """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
         script call per host (pipelined), unpacked with numpy."""
         hids = list(host_ids)
-        return dict(zip(hids, map(unpack_packed, (r for part in self._host_replies(hids, chunk) for r in part))))
+        replies = [r for part in self._host_replies(hids, chunk) for r in part]
+        self.count_skipped(r[6] for r in replies)
+        return check_hosts(dict(zip(hids, map(unpack_packed, replies))), Counters(self.client, self.keys), self.corruption)
+
+    def count_skipped(self, lists: Iterable[list[bytes]]) -> None:
+        """Count the records a load script skipped (``key<TAB>problem`` each)."""
+        for bad in lists:
+            for entry in bad:
+                key, _, why = entry.decode(errors="replace").partition("\t")
+                self.corruption.add(key, why)
 
     def load_packed(self, host_ids: Iterable[int], meanwhile: Callable[[], Any] | None = None) -> Packed:
         """``load_hosts`` as one ``hostedges.Packed``: per ``LOAD_CHUNK`` hosts one MGET of their
@@ -332,8 +454,9 @@ class GraphStore(ChangeStream):
         decoded once for all hosts. A helper thread reads (mostly waiting on the socket, GIL
         released) while this one runs ``meanwhile``; its errors are raised here."""
         hids = list(host_ids)
-        packs: list[bytes] = []
+        packs: list[bytes | None] = []
         sets: list[Any] = []
+        rebuilt: list[list[bytes]] = []
         failed: list[BaseException] = []
         cluster = getattr(self.client, "nodes_manager", None) is not None
         chunk = 1 if cluster else LOAD_CHUNK
@@ -354,14 +477,20 @@ class GraphStore(ChangeStream):
                 for blobs in got[0::2]:
                     packs.extend([blobs] if cluster else blobs)
                 sets.extend(got[1::2])
+                for j, blob in enumerate(packs):
+                    why = None if blob is None else pack_problem(blob)
+                    if why is not None:  # rebuilt from the ``out`` hash below
+                        self.corruption.add(k.outpack(hids[j]), why)
+                        packs[j] = None
                 missing = [j for j, b in enumerate(packs) if b is None]
                 if missing:  # a write dropped the pack: rebuilt (and kept) by the server
                     rebuild = script(self.client, PACK_HOST)
                     pipe = self.client.pipeline(transaction=False)
                     for j in missing:
                         pipe.execute_command(*rebuild, 2, k.out(hids[j]), k.outpack(hids[j]))
-                    for j, blob in zip(missing, pipe.execute()):
+                    for j, (blob, bad) in zip(missing, pipe.execute()):
                         packs[j] = blob
+                        rebuilt.append(bad)
             except BaseException as exc:  # re-raised in the caller's thread
                 failed.append(exc)
 
@@ -374,7 +503,9 @@ class GraphStore(ChangeStream):
             reader.join()
         if failed:
             raise failed[0]
-        return decode(hids, packs, sets)
+        self.count_skipped([*rebuilt, *(r[6] for r in sets)])
+        counters = Counters(self.client, self.keys)  # read after the records: every ID handed out before is below
+        return check_packed(decode(hids, packs, sets), counters, self.corruption)  # type: ignore[arg-type]
 
     def load_pages(self, pages: np.ndarray, grown: Iterable[int] = ()) -> dict[int, HostEdges]:
         """The stored state of some pages (uint64 HostID << 32 | LocalID): per host, a ``HostEdges``
@@ -391,6 +522,7 @@ class GraphStore(ChangeStream):
         cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
         call = ("EVAL", PAGES_PACKED) if cluster else ("EVALSHA", self.client.script_load(PAGES_PACKED) if order else "")
         result: dict[int, HostEdges] = {}
+        bad: list[list[bytes]] = []
         for i in range(0, len(order), HOST_CHUNK):
             part = order[i : i + HOST_CHUNK]
 
@@ -413,9 +545,11 @@ class GraphStore(ChangeStream):
                     result[hid] = unpack_host(int(next(res)), {}, pages=np.zeros(0, np.uint32))
                     continue
                 replies = [next(res) for _ in range(0, len(ls), ARGS_PER_CALL)]
+                bad += [r[6] for r in replies]
                 joined = [replies[0][0]] + [b"".join(r[f] for r in replies) for f in range(1, 6)]
                 result[hid] = replace(unpack_packed(joined), pages=np.array(ls, dtype=np.uint32))
-        return result
+        self.count_skipped(bad)
+        return check_hosts(result, Counters(self.client, self.keys), self.corruption)
 
     def load_changes(self, changes: Changes) -> dict[int, HostEdges]:
         """What ``changes`` names, read back: whole hosts for host-level entries, pages otherwise."""
@@ -427,13 +561,31 @@ class GraphStore(ChangeStream):
         """The graph of all hosts (or of the out-edges of ``host_ids``) as a ``HostGraph``."""
         return assemble(self.load_hosts(self.all_host_ids() if host_ids is None else host_ids))
 
+    def paths(self, hid: int) -> dict[int, str]:
+        """LocalID → path of every page of a host (fields and values that are not one counted, skipped)."""
+        key = self.keys.paths(hid)
+        try:
+            raw = self.client.hgetall(key)
+        except redis.ResponseError as exc:
+            if not wrong_type(exc):
+                raise
+            self.corruption.add(key, "wrong type")
+            return {}
+        out: dict[int, str] = {}
+        for k, v in raw.items():
+            try:
+                out[parse_int(k, key, "LocalID")] = parse_text(v, key, "path")
+            except CorruptValue as exc:
+                self.corruption.report(exc)
+        return out
+
     def host_names(self, host_ids: Iterable[int]) -> list[str | None]:
         """Host keys of HostIDs."""
         hids = list(host_ids)
         if not hids:
             return []
         names = self.client.hmget(self.keys.hostnames, hids)
-        return [None if n is None else n.decode() for n in names]
+        return [self._text(n, self.keys.hostnames, f"name of host {h}") for h, n in zip(hids, names)]
 
     def iter_edges(self, resolved: bool = False) -> Iterator[tuple[str, str, float]]:
         """Every stored edge as (source URL, target URL, weight), host by host. ``resolved``: the
@@ -452,8 +604,7 @@ class GraphStore(ChangeStream):
         def url(hid: int, lid: int) -> str:
             if hid not in names:
                 names[hid] = self.host_names([hid])[0] or ""
-                raw = self.client.hgetall(self.keys.paths(hid))
-                paths[hid] = {int(k): v.decode() for k, v in raw.items()}
+                paths[hid] = self.paths(hid)
             return names[hid] + paths[hid].get(lid, "")
 
         for hid in self.all_host_ids():

@@ -35,63 +35,115 @@ class HostEdges:
 HEAD = np.dtype([("local", "<u4"), ("nbytes", "<u4")])
 """Header of a packed host (``OUT_PACKED``): per stored page, its LocalID and its edges' byte count."""
 
-OUT_RECORDS = """
-local t = redis.call('HGETALL', out_key)
-local head, data = {}, {}
-for i = 1, #t, 2 do
-  head[#head + 1] = struct.pack('<I4I4', tonumber(t[i]), #t[i + 1])
-  data[#data + 1] = t[i + 1]
+CHECKED = """
+local bad = {}
+local function lid_of(v)
+  if #v <= 10 and string.match(v, '^%d+$') then
+    local x = tonumber(v)
+    if x <= 4294967295 then return x end
+  end
+  return nil
+end
+local function read(cmd, key)
+  local got = redis.pcall(cmd, key)
+  if type(got) == 'table' and got.err then
+    bad[#bad + 1] = key .. '\twrong type'
+    return cmd == 'HLEN' and 0 or {}
+  end
+  return got
 end
 """
-"""Lua fragment: the ``out`` hash at ``out_key`` as HEAD records (``head``) and the packed edges in the
-same order (``data``)."""
+"""Lua prelude of every script that reads graph keys: ``bad`` collects ``key<TAB>problem`` of each
+record skipped, ``lid_of`` parses a LocalID strictly (nil: not one), ``read`` runs a read command
+and treats a key of the wrong type as empty."""
+
+OUT_RECORDS = """
+local t = read('HGETALL', out_key)
+local head, data = {}, {}
+for i = 1, #t, 2 do
+  local lid = lid_of(t[i])
+  if lid and #t[i + 1] % 12 == 0 then
+    head[#head + 1] = struct.pack('<I4I4', lid, #t[i + 1])
+    data[#data + 1] = t[i + 1]
+  else
+    bad[#bad + 1] = out_key .. '\tfield is not a LocalID with packed edges'
+  end
+end
+"""
+"""Lua fragment (after ``CHECKED``): the ``out`` hash at ``out_key`` as HEAD records (``head``) and the
+packed edges in the same order (``data``); malformed records skipped into ``bad``."""
 
 GONE_AND_ALIASES = """
 local gone = {}
-for i, lid in ipairs(redis.call('SMEMBERS', gone_key)) do gone[i] = struct.pack('<I4', tonumber(lid)) end
-local a = redis.call('HGETALL', alias_key)
+for _, member in ipairs(read('SMEMBERS', gone_key)) do
+  local lid = lid_of(member)
+  if lid then gone[#gone + 1] = struct.pack('<I4', lid) else bad[#bad + 1] = gone_key .. '\tmember is not a LocalID' end
+end
+local a = read('HGETALL', alias_key)
 local alias_from, alias_to = {}, {}
 for i = 1, #a, 2 do
-  alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(a[i]))
-  alias_to[#alias_to + 1] = a[i + 1]
+  local lid = lid_of(a[i])
+  if lid and #a[i + 1] == 8 then
+    alias_from[#alias_from + 1] = struct.pack('<I4', lid)
+    alias_to[#alias_to + 1] = a[i + 1]
+  else
+    bad[#bad + 1] = alias_key .. '\tfield is not a LocalID with a packed target'
+  end
 end
 """
-"""Lua fragment: a host's gone LocalIDs (``gone``, uint32s), redirecting LocalIDs (``alias_from``,
-uint32s) and their targets (``alias_to``, as stored) from the keys ``gone_key`` and ``alias_key``."""
+"""Lua fragment (after ``CHECKED``): a host's gone LocalIDs (``gone``, uint32s), redirecting LocalIDs
+(``alias_from``, uint32s) and their targets (``alias_to``, as stored) from the keys ``gone_key`` and
+``alias_key``; malformed members and fields skipped into ``bad``."""
 
-HOST_PACKED = "local out_key = KEYS[2]\n" + OUT_RECORDS + """
+HOST_PACKED = CHECKED + "local out_key = KEYS[2]\n" + OUT_RECORDS + """
 local gone_key, alias_key = KEYS[3], KEYS[4]
 """ + GONE_AND_ALIASES + """
-return {redis.call('HLEN', KEYS[1]), table.concat(head), table.concat(data), table.concat(gone),
-        table.concat(alias_from), table.concat(alias_to)}
+return {read('HLEN', KEYS[1]), table.concat(head), table.concat(data), table.concat(gone),
+        table.concat(alias_from), table.concat(alias_to), bad}
 """
 """KEYS: a host's ``paths``, ``out``, ``gone`` and ``alias`` keys. Returns the whole host as its page
 count and five buffers — HEAD records, packed edges in the same order, gone LocalIDs (uint32),
 redirecting LocalIDs (uint32) and their PAIR targets — so a host crosses the wire in one reply
-parsed with ``np.frombuffer``, not two values per page."""
+parsed with ``np.frombuffer``, not two values per page; last, the records skipped (``bad``)."""
 
-PAGES_PACKED = """
-local n = redis.call('HLEN', KEYS[1])
+PAGES_PACKED = CHECKED + """
+local n = read('HLEN', KEYS[1])
 local lids = {}
 for i = 1, #ARGV[1], 4 do lids[#lids + 1] = tostring(struct.unpack('<I4', ARGV[1], i)) end
-local out = redis.call('HMGET', KEYS[2], unpack(lids))
-local gone = redis.call('SMISMEMBER', KEYS[3], unpack(lids))
-local alias = redis.call('HMGET', KEYS[4], unpack(lids))
+local function many(cmd, key)
+  local got = redis.pcall(cmd, key, unpack(lids))
+  if type(got) == 'table' and got.err then
+    bad[#bad + 1] = key .. '\twrong type'
+    return {}
+  end
+  return got
+end
+local out = many('HMGET', KEYS[2])
+local gone = many('SMISMEMBER', KEYS[3])
+local alias = many('HMGET', KEYS[4])
 local head, data, g, alias_from, alias_to = {}, {}, {}, {}, {}
 for i, lid in ipairs(lids) do
   if out[i] then
-    head[#head + 1] = struct.pack('<I4I4', tonumber(lid), #out[i])
-    data[#data + 1] = out[i]
+    if #out[i] % 12 == 0 then
+      head[#head + 1] = struct.pack('<I4I4', tonumber(lid), #out[i])
+      data[#data + 1] = out[i]
+    else
+      bad[#bad + 1] = KEYS[2] .. '\tvalue is not packed edges'
+    end
   end
   if gone[i] == 1 then g[#g + 1] = struct.pack('<I4', tonumber(lid)) end
   if alias[i] then
-    alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(lid))
-    alias_to[#alias_to + 1] = alias[i]
+    if #alias[i] == 8 then
+      alias_from[#alias_from + 1] = struct.pack('<I4', tonumber(lid))
+      alias_to[#alias_to + 1] = alias[i]
+    else
+      bad[#bad + 1] = KEYS[4] .. '\tvalue is not a packed target'
+    end
   end
 end
-return {n, table.concat(head), table.concat(data), table.concat(g), table.concat(alias_from), table.concat(alias_to)}
+return {n, table.concat(head), table.concat(data), table.concat(g), table.concat(alias_from), table.concat(alias_to), bad}
 """
-"""KEYS: as ``HOST_PACKED``; ARGV[1]: LocalIDs as packed uint32. The same six-part reply for those pages only (their
+"""KEYS: as ``HOST_PACKED``; ARGV[1]: LocalIDs as packed uint32. The same reply for those pages only (their
 out-edges, which are gone, which redirect), so a warm epoch reads each host's changed pages in
 one call instead of four commands."""
 
@@ -115,8 +167,8 @@ def unpack_host(n_pages: int, out: dict[bytes, bytes], gone: Iterable[bytes] = (
 
 
 def unpack_packed(reply: list) -> HostEdges:
-    """A whole host from the reply of ``HOST_PACKED``."""
-    n_pages, head_raw, data, gone, alias_from, alias_to = reply
+    """A whole host from the first six parts of a ``HOST_PACKED`` reply."""
+    n_pages, head_raw, data, gone, alias_from, alias_to = reply[:6]
     head = np.frombuffer(head_raw, dtype=HEAD)
     counts = head["nbytes"].astype(np.int64) // EDGE.itemsize
     edges = np.frombuffer(data, dtype=EDGE)

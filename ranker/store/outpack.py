@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rankcrawl.ranker.store.hostedges import EDGE, GONE_AND_ALIASES, HEAD, OUT_RECORDS, PAIR, Packed
+from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, GONE_AND_ALIASES, HEAD, OUT_RECORDS, PAIR, Packed
 from rankcrawl.settings.keys import Keys
 
 PAGES_PER_CALL = 2000
@@ -43,20 +43,23 @@ few thousand pages and their packed edges back to back. Sets each page's edges (
 them) and drops the pack, atomically."""
 
 PACK = "local out_key = KEYS[1]\n" + OUT_RECORDS + """
+local pack_kind = redis.call('TYPE', pack_key).ok
+if pack_kind ~= 'none' and pack_kind ~= 'string' then bad[#bad + 1] = pack_key .. '\twrong type' end
 redis.call('SET', pack_key, struct.pack('<I4', #head) .. table.concat(head) .. table.concat(data))
 """
-"""Lua: the pack of ``out`` (KEYS[1]) stored in the key ``pack_key``."""
+"""Lua (after ``CHECKED``): the pack of ``out`` (KEYS[1]) stored in the key ``pack_key`` (whatever
+that key held is replaced; malformed records of ``out`` are left out and named in ``bad``)."""
 
-PACK_HOST = "local pack_key = KEYS[2]\n" + PACK + "return redis.call('GET', pack_key)\n"
-"""KEYS: a host's ``out`` hash and ``outpack``. Rebuilds the pack from the hash and returns it (one
-atomic step, so no write can fall between reading and storing)."""
+PACK_HOST = CHECKED + "local pack_key = KEYS[2]\n" + PACK + "return {redis.call('GET', pack_key), bad}\n"
+"""KEYS: a host's ``out`` hash and ``outpack``. Rebuilds the pack from the hash and returns it with
+the records left out (one atomic step, so no write can fall between reading and storing)."""
 
-HOST_SETS = """
+HOST_SETS = CHECKED + """
 local n_pages, gones, n_gone, froms, n_alias, tos = {}, {}, {}, {}, {}, {}
 for i = 1, #KEYS, 3 do
   local gone_key, alias_key = KEYS[i + 1], KEYS[i + 2]
 """ + GONE_AND_ALIASES + """
-  n_pages[#n_pages + 1] = struct.pack('<I4', redis.call('HLEN', KEYS[i]))
+  n_pages[#n_pages + 1] = struct.pack('<I4', read('HLEN', KEYS[i]))
   gones[#gones + 1] = table.concat(gone)
   n_gone[#n_gone + 1] = struct.pack('<I4', #gone)
   froms[#froms + 1] = table.concat(alias_from)
@@ -64,12 +67,13 @@ for i = 1, #KEYS, 3 do
   tos[#tos + 1] = table.concat(alias_to)
 end
 return {table.concat(n_pages), table.concat(gones), table.concat(n_gone), table.concat(froms), table.concat(n_alias),
-        table.concat(tos)}
+        table.concat(tos), bad}
 """
 """KEYS: per host its ``paths``, ``gone`` and ``alias`` (three keys a host, any number of hosts;
 one host a call on a cluster, where hosts live in different slots). Returns, for all of them
 back to back, page counts (uint32), gone LocalIDs (uint32), gone counts (uint32), redirecting
-LocalIDs (uint32), redirect counts (uint32) and their PAIR targets: six strings, not a reply a host."""
+LocalIDs (uint32), redirect counts (uint32) and their PAIR targets: six strings, not a reply a host;
+last, the records skipped (``bad``)."""
 
 
 def write_out(pipe: Any, keys: Keys, hid: int, lids: list[int], values: list[bytes]) -> None:
@@ -94,9 +98,23 @@ def set_keys(keys: Keys, hids: list[int]) -> list[str]:
     return [key for hid in hids for key in (keys.paths(hid), keys.gone(hid), keys.alias(hid))]
 
 
+def pack_problem(blob: bytes) -> str | None:
+    """Why ``blob`` is not a well-formed pack (None: it is one)."""
+    if len(blob) < 4:
+        return "shorter than its count"
+    n = int.from_bytes(blob[:4], "little")
+    split = 4 + HEAD.itemsize * n
+    if split > len(blob):
+        return f"{n} records announced, {len(blob)} bytes"
+    nbytes = np.frombuffer(blob, dtype=HEAD, count=n, offset=4)["nbytes"].astype(np.int64)
+    if (nbytes % EDGE.itemsize).any() or int(nbytes.sum()) != len(blob) - split:
+        return "edge byte counts do not add up"
+    return None
+
+
 def decode(host_ids: list[int], packs: list[bytes], sets: list[list[bytes]]) -> Packed:
-    """Hosts ``host_ids``: their packs and the ``HOST_SETS`` replies covering them (in order), each
-    kind of buffer joined and read with one ``np.frombuffer``."""
+    """Hosts ``host_ids``: their well-formed packs (``pack_problem``) and the ``HOST_SETS`` replies
+    covering them (in order), each kind of buffer joined and read with one ``np.frombuffer``."""
     heads, edges = [], []
     for blob in packs:
         view = memoryview(blob)

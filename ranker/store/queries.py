@@ -13,8 +13,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
+import redis
 
-from rankcrawl.ranker.store.epochs import MANIFEST, Published, alive, current, manifest
+from rankcrawl.ranker.store.corrupt import CorruptValue, parse_float, parse_text, wrong_type
+from rankcrawl.ranker.store.epochs import MANIFEST, Published, alive, current, get_many, manifest, vector_of
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.settings.keys import DEFAULT_PREFIX
 from rankcrawl.settings.urls import normalize_url, split_url
@@ -70,11 +72,23 @@ class RankQueries:
         def read(state: Published | None) -> list[tuple[str, float]]:
             if state is None or n <= 0:
                 return []
-            rows = score_pairs(self.store.client.execute_command("ZREVRANGE", key_of(state.epoch), 0, n - 1,
-                                                                  "WITHSCORES"))
+            key = key_of(state.epoch)
+            try:
+                rows = score_pairs(self.store.client.execute_command("ZREVRANGE", key, 0, n - 1, "WITHSCORES"))
+            except redis.ResponseError as exc:
+                if not wrong_type(exc):
+                    raise
+                self.store.corruption.add(key, "wrong type")
+                rows = []
             if not alive(self.store, state.epoch):
                 raise EpochGone
-            return [(u.decode(), float(s) / state.norm) for u, s in rows]
+            out = []
+            for u, s in rows:
+                try:
+                    out.append((parse_text(u, key, "member"), parse_float(s, key, "score") / state.norm))
+                except CorruptValue as exc:
+                    self.store.corruption.report(exc)
+            return out
 
         return self._consistent(read)
 
@@ -87,12 +101,21 @@ class RankQueries:
         return self._zrange(self.keys.hostrank, n)
 
     def _written_in(self, epoch: int, hids: list[int]) -> dict[int, int]:
-        """HostID → the epoch whose rank key holds its vector in ``epoch`` (0: none)."""
+        """HostID → the epoch whose rank key holds its vector in ``epoch`` (0: none, or a corrupt entry:
+        counted)."""
+        key = self.keys.manifest(epoch)
         pipe = self.store.client.pipeline(transaction=False)
         for h in hids:
-            pipe.getrange(self.keys.manifest(epoch), 4 * h, 4 * h + 3)
-        raw = pipe.execute()
-        return {h: int(np.frombuffer(b, dtype=MANIFEST)[0]) if len(b) == 4 else 0 for h, b in zip(hids, raw)}
+            pipe.getrange(key, 4 * h, 4 * h + 3)
+        raw = self.store.replies(pipe)
+        out = {}
+        for h, b in zip(hids, raw):
+            e = int(np.frombuffer(b, dtype=MANIFEST)[0]) if isinstance(b, bytes) and len(b) == 4 else 0
+            if isinstance(b, Exception) or e > epoch:
+                self.store.corruption.add(key, "wrong type" if isinstance(b, Exception) else f"names epoch {e}")
+                e = 0
+            out[h] = e
+        return out
 
     def rank(self, urls: Iterable[str]) -> dict[str, float | None]:
         """Rank of each URL in the published epoch; None if the page is not ranked (yet, or at all)."""
@@ -107,13 +130,19 @@ class RankQueries:
             pipe = self.store.client.pipeline(transaction=False)
             for h, lid in found:
                 pipe.getrange(self.keys.rank(h, written[h]), 8 * lid, 8 * lid + 7)
-            raw = dict(zip(found, pipe.execute()))
+            raw = dict(zip(found, self.store.replies(pipe)))
             if not alive(self.store, state.epoch):
                 raise EpochGone
             out: dict[str, float | None] = {}
             for u, i in zip(urls, ids):
                 b = raw.get(i, b"") if i is not None else b""
+                if isinstance(b, Exception):
+                    self.store.corruption.add(self.keys.rank(i[0], written[i[0]]), "wrong type")  # type: ignore[index]
+                    b = b""
                 x = float(np.frombuffer(b, dtype="<f8")[0]) if len(b) == 8 else math.nan
+                if not (math.isnan(x) or (math.isfinite(x) and x >= 0)):
+                    self.store.corruption.add(self.keys.rank(i[0], written[i[0]]), f"score {x!r}")  # type: ignore[index]
+                    x = math.nan
                 out[u] = None if math.isnan(x) else x / state.norm
             return out
 
@@ -139,15 +168,16 @@ class RankQueries:
         rows: list[tuple[str, float]] = []
         names = self.store.host_names(hids)
         for hid, name in zip(hids, names):
-            pipe = self.store.client.pipeline(transaction=False)
-            pipe.get(self.keys.rank(hid, int(m[hid])))
-            pipe.hgetall(self.keys.paths(hid))
-            raw, paths = pipe.execute()
+            key = self.keys.rank(hid, int(m[hid]))
+            raw = get_many(self.store, [key])[0]
             if raw is None:
                 return None
-            r = np.frombuffer(raw, dtype="<f8") / state.norm
-            by_lid = {int(k): v.decode() for k, v in paths.items()}
-            rows += [(f"{name}{by_lid.get(lid, '')}", float(x)) for lid, x in enumerate(r) if not math.isnan(x)]
+            vector = vector_of(self.store, key, raw)
+            if vector is None or name is None:  # counted
+                continue
+            r = vector / state.norm
+            by_lid = self.store.paths(hid)
+            rows += [(f"{name}{by_lid[lid]}", float(x)) for lid, x in enumerate(r) if not math.isnan(x) and lid in by_lid]
         return rows if alive(self.store, state.epoch) else None
 
     # -- cheap cached lookups for the crawler ------------------------------------------------

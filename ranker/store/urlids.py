@@ -16,21 +16,33 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.ranker.store import _scan
+from rankcrawl.ranker.store.corrupt import key_in, wrong_type
 from rankcrawl.ranker.store.graphstore import ARGS_PER_CALL, GraphStore
 
 CALLS_PER_PIPELINE = 256
-ASSIGN_PACKED = """
+CORRUPT = 0xFFFFFFFF
+ASSIGN_PACKED = "local CORRUPT = 4294967295\n" + """
 local blob, lens, names, pos = ARGV[1], ARGV[2], {}, 1
 for i = 1, #lens, 4 do
   local len = struct.unpack('<I4', lens, i)
   names[#names + 1] = string.sub(blob, pos, pos + len - 1)
   pos = pos + len
 end
+for _, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'hash' and kind ~= 'none' then return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind) end
+end
 local n = redis.call('HLEN', KEYS[1])
+local first = n
 local ids = redis.call('HMGET', KEYS[1], unpack(names))
 local fwd, back, seen, out = {}, {}, {}, {}
 for i, name in ipairs(names) do
-  local id = ids[i] and tonumber(ids[i]) or seen[name]
+  local id = seen[name]
+  local v = ids[i]
+  if v then
+    id = CORRUPT
+    if #v <= 10 and string.match(v, '^%d+$') and tonumber(v) < first then id = tonumber(v) end
+  end
   if not id then
     id = n
     n = n + 1
@@ -50,7 +62,8 @@ return {table.concat(out), #fwd / 2}
 """
 """KEYS: a host's ``urls`` and ``paths`` hashes. ARGV: up to ARGS_PER_CALL paths back to back and
 their byte lengths (uint32). Returns their LocalIDs (uint32, packed; new paths get the next
-numbers, a path named twice one number) and how many were new."""
+numbers, a path named twice one number, CORRUPT where the stored ID is not a number below the
+count) and how many were new. A key of another type: a WRONGTYPE error naming it."""
 
 
 class Table:
@@ -82,7 +95,7 @@ class Table:
 
 class UrlIds:
     """Raw URLs → entry numbers now (``valid[entry]``: False when not http(s)), and their
-    (HostID << 32 | LocalID) from ``finish()``: LocalIDs are assigned by the store in a helper
+    (HostID << 32 | LocalID) from ``finish()`` (-1: not valid, or a corrupt stored ID): LocalIDs are assigned by the store in a helper
     thread (``worker``) while the caller reads on."""
 
     def __init__(self, store: GraphStore, split: Callable[[str], tuple[str, str] | None], worker: Executor) -> None:
@@ -145,8 +158,10 @@ class UrlIds:
         if self.hosts.n > before:
             names = [self.hosts.text(i) for i in range(before, self.hosts.n)]
             got = self.store.host_ids(names, create=True)
-            self.host_ids = np.concatenate([self.host_ids, np.array([got[x] for x in names], dtype=np.int64)])
-        hid = np.where(valid, self.host_ids[np.maximum(host_of, 0)], -1)
+            self.host_ids = np.concatenate([self.host_ids, np.array([got.get(x, -1) for x in names], dtype=np.int64)])
+        hid = np.full(last - first, -1, dtype=np.int64)
+        hid[valid] = self.host_ids[host_of[valid]]
+        valid &= hid >= 0  # a host whose stored HostID is corrupt (counted by the store)
         order = np.flatnonzero(valid)[np.argsort(hid[valid], kind="stable")]
         paths = _scan.gather(buf, cut[order], hi[order])
         path_len = (hi[order] - cut[order]).astype("<u4")
@@ -154,7 +169,8 @@ class UrlIds:
         self.valid = np.concatenate([self.valid, valid])
 
         def run() -> np.ndarray:
-            ids[order] = (hid[order] << 32) | self._local_ids(hid[order], paths, path_len, path_end)
+            lids = self._local_ids(hid[order], paths, path_len, path_end)
+            ids[order] = np.where(lids >= 0, (hid[order] << 32) | lids, -1)
             return ids
 
         self._parts.append(self.worker.submit(run))
@@ -175,8 +191,18 @@ class UrlIds:
             for h, a, b in part:
                 pipe.execute_command("EVAL", ASSIGN_PACKED, 2, keys.urls(h), keys.paths(h),
                                      raw[starts[a] : path_end[b - 1]], path_len[a:b].tobytes())
-            for (h, a, b), (packed, new) in zip(part, pipe.execute()):
-                out[a:b] = np.frombuffer(packed, dtype="<u4")
-                if int(new):
+            for (h, a, b), res in zip(part, pipe.execute(raise_on_error=False)):
+                if isinstance(res, Exception):
+                    if not wrong_type(res):
+                        raise res
+                    self.store.corruption.add(key_in(res), "wrong type", b - a)
+                    out[a:b] = -1
+                    continue
+                lids = np.frombuffer(res[0], dtype="<u4").astype(np.int64)
+                if (bad := int((lids == CORRUPT).sum())):
+                    self.store.corruption.add(keys.urls(h), "stored LocalID is not a number below the count", bad)
+                    lids[lids == CORRUPT] = -1
+                out[a:b] = lids
+                if int(res[1]):
                     self.grown.add(h)
         return out

@@ -1,0 +1,131 @@
+"""IDs read back from the graph are checked against the counters that handed them out before
+anything is sized by them (``store.corrupt``).
+
+HostIDs are dense from 0 and counted by the ``hosts`` hash, a host's LocalIDs by its ``urls``
+hash (the ID-assigning scripts number new names from their length). A load reads those counters
+after the records, so every ID a writer handed out before the record was stored is below them;
+an ID at or above them is corrupt, and so is a weight that is not a finite positive number. The
+records holding one are dropped and counted per key, the rest is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rankcrawl.ranker.store.corrupt import Corruption
+from rankcrawl.ranker.store.hostedges import HostEdges, Packed, pack
+from rankcrawl.settings.keys import Keys
+
+
+class Counters:
+    """The ID counters of one store, read on demand: how many HostIDs, and each host's LocalIDs."""
+
+    def __init__(self, client: Any, keys: Keys) -> None:
+        self.client, self.keys = client, keys
+        self.n_hosts = int(client.hlen(keys.hosts))
+        self._pages: dict[int, int] = {}
+
+    def pages(self, hids: np.ndarray) -> np.ndarray:
+        """LocalIDs handed out per host of ``hids`` (each below ``n_hosts``), one pipeline for the new ones."""
+        todo = sorted(set(hids.tolist()) - set(self._pages))
+        if todo:
+            pipe = self.client.pipeline(transaction=False)
+            for h in todo:
+                pipe.hlen(self.keys.urls(h))
+            for h, n in zip(todo, pipe.execute(raise_on_error=False)):
+                self._pages[h] = n if isinstance(n, int) else 0
+        return np.array([self._pages[h] for h in hids.tolist()], dtype=np.int64)
+
+
+def _in_range(hosts: np.ndarray, lids: np.ndarray, counters: Counters, known: dict[int, int]) -> np.ndarray:
+    """bool per (HostID, LocalID): both below their counters; ``known`` page counts are trusted
+    first, the counters asked only where they do not suffice."""
+    hosts, lids = hosts.astype(np.int64), lids.astype(np.int64)
+    ok = (hosts >= 0) & (hosts < counters.n_hosts) & (lids >= 0)
+    if not ok.any():
+        return ok
+    uniq, inv = np.unique(hosts[ok], return_inverse=True)
+    limit = np.array([known.get(h, -1) for h in uniq.tolist()], dtype=np.int64)
+    need = np.zeros(len(uniq), dtype=bool)
+    np.logical_or.at(need, inv, lids[ok] >= limit[inv])
+    if need.any():
+        limit[need] = np.maximum(limit[need], counters.pages(uniq[need]))
+    ok[ok] = lids[ok] < limit[inv]
+    return ok
+
+
+def _report(corruption: Corruption, key_of: Callable[[int], str], hosts: np.ndarray, bad: np.ndarray, why: str) -> None:
+    if bad.any():
+        got, counts = np.unique(hosts[bad], return_counts=True)
+        for h, c in zip(got.tolist(), counts.tolist()):
+            corruption.add(key_of(int(h)), why, c)
+
+
+def check_packed(p: Packed, counters: Counters, corruption: Corruption) -> Packed:
+    """``p`` without hosts, edges, gone pages and redirects whose IDs are not below their counters
+    or whose weights are not finite and positive (each counted in ``corruption`` under its key)."""
+    keys = counters.keys
+    host_ids = p.host_ids.astype(np.int64)
+    valid_host = host_ids < counters.n_hosts
+    for h in host_ids[~valid_host].tolist():
+        corruption.add(keys.urls(h), f"HostID {h} is not below the host count {counters.n_hosts}")
+    known = dict(zip(host_ids[valid_host].tolist(), p.n_pages[valid_host].tolist()))
+    pos = np.arange(len(host_ids))
+
+    def per_record(counts: np.ndarray) -> np.ndarray:
+        return np.repeat(pos, counts)
+
+    e_host = per_record(p.n_edges)
+    src_ok = valid_host[e_host] & _in_range(host_ids[e_host], p.src_local, counters, known)
+    dst_ok = _in_range(p.dst_host, p.dst_local, counters, known)
+    w = np.asarray(p.weight, dtype=np.float64)
+    w_ok = np.isfinite(w) & (w > 0)
+    keep_e = src_ok & dst_ok & w_ok
+    g_host = per_record(p.n_gone)
+    keep_g = valid_host[g_host] & _in_range(host_ids[g_host], p.gone, counters, known)
+    a_host = per_record(p.n_alias)
+    keep_a = (valid_host[a_host] & _in_range(host_ids[a_host], p.alias_local, counters, known)
+              & _in_range(p.alias_target["host"], p.alias_target["local"], counters, known))
+    ids = host_ids
+    _report(corruption, keys.out, ids[e_host], ~(src_ok & dst_ok), "edge with a HostID or LocalID beyond its counter")
+    _report(corruption, keys.out, ids[e_host], src_ok & dst_ok & ~w_ok, "edge weight not a finite positive number")
+    _report(corruption, keys.gone, ids[g_host], ~keep_g, "LocalID beyond the host's counter")
+    _report(corruption, keys.alias, ids[a_host], ~keep_a, "redirect with an ID beyond its counter")
+    if keep_e.all() and keep_g.all() and keep_a.all() and valid_host.all():
+        return p
+    n = len(host_ids)
+
+    def counts(host_of: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        return np.bincount(host_of[keep], minlength=n).astype(np.int64)[valid_host]
+
+    return Packed(p.host_ids[valid_host], p.n_pages[valid_host], counts(e_host, keep_e), p.src_local[keep_e],
+                  p.dst_host[keep_e], p.dst_local[keep_e], p.weight[keep_e], counts(g_host, keep_g), p.gone[keep_g],
+                  counts(a_host, keep_a), p.alias_local[keep_a], p.alias_target[keep_a])
+
+
+def check_hosts(hosts: dict[int, HostEdges], counters: Counters, corruption: Corruption) -> dict[int, HostEdges]:
+    """``check_packed`` of per-host loads; a page-level load's ``pages`` beyond the counters go too
+    (counted under the change stream, which named them)."""
+    if not hosts:
+        return hosts
+    checked = check_packed(pack(hosts), counters, corruption)
+    cuts = {name: np.concatenate([[0], np.cumsum(getattr(checked, f"n_{name}"))]) for name in ("edges", "gone", "alias")}
+    out: dict[int, HostEdges] = {}
+    for k, (hid, n_pages) in enumerate(zip(checked.host_ids.tolist(), checked.n_pages.tolist())):
+        e, g, a = (slice(int(cuts[x][k]), int(cuts[x][k + 1])) for x in ("edges", "gone", "alias"))
+        part = HostEdges(int(n_pages), checked.src_local[e], checked.dst_host[e], checked.dst_local[e], checked.weight[e],
+                         checked.gone[g], checked.alias_local[a], checked.alias_target[a], hosts[hid].pages)
+        if part.pages is not None and len(part.pages):
+            ok = _in_range(np.full(len(part.pages), hid), part.pages, counters, {hid: part.n_pages})
+            if not ok.all():
+                corruption.add(counters.keys.changes, f"{int((~ok).sum())} pages of host {hid} beyond its counter",
+                               int((~ok).sum()))
+                part = replace(part, pages=part.pages[ok])
+            if len(part.pages):  # every page named is numbered, even past a ``paths`` hash that lost fields
+                part = replace(part, n_pages=max(part.n_pages, int(part.pages.max()) + 1))
+        out[hid] = part
+    return out
