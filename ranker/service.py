@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import redis
 
-from rankcrawl.ranker.parameters import check_parameters
+from rankcrawl.ranker.parameters import ALPHA, TOL, check_parameters
 from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.store.changestream import stream_id_key
 from rankcrawl.ranker.store.epochs import TOP_K, RankPublisher, current, load_vectors
@@ -109,8 +109,8 @@ class RankerService:
     def __init__(
         self,
         client: Any,
-        alpha: float = 0.85,
-        tol: float = 1e-10,
+        alpha: float = ALPHA,
+        tol: float = TOL,
         partitions: int | None = None,
         teleport_urls: Iterable[str] | None = None,
         prefix: str = DEFAULT_PREFIX,
@@ -125,8 +125,6 @@ class RankerService:
         check_parameters(alpha, tol)
         if not 0 < duty <= 1:
             raise ValueError("duty must be in (0, 1]")
-        if not 0 < alpha:
-            raise ValueError("alpha must be between 0 and 1")
         if partitions is not None and partitions < 1:
             raise ValueError("partitions must be at least 1")
         if interim_tol is not None and interim_tol < tol:
@@ -221,7 +219,8 @@ class RankerService:
         or another ranker holds the lease for longer than ``lease_wait``. ``last``: no epoch of this
         service follows (the solve may take all of tol, see SOLVE_SHARE)."""
         started = time.perf_counter()
-        lease = Lease(self.store.client, self.store.keys, self.lease_ttl, self.lease_wait)
+        lease = Lease(self.store.client, self.store.keys, self.lease_ttl, self.lease_wait,
+                      corruption=self.store.corruption)
         with lease as held:
             if not held:
                 self.progress.waiting("another ranker is publishing; skipped")

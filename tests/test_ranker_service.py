@@ -183,6 +183,10 @@ def test_run_loop_rests_by_its_duty(any_client):
     assert report is not None and waits == [pytest.approx(3 * report.seconds), 0.1]
     with pytest.raises(ValueError, match="duty"):
         RankerService(any_client, duty=0.0)
+    for kwargs, message in [({"alpha": 0.0}, "alpha must be a number between 0 and 1"), ({"alpha": 1.0}, "alpha"),
+                            ({"tol": 0.0}, "tol must be a number > 0"), ({"tol": float("nan")}, "tol")]:
+        with pytest.raises(ValueError, match=message):  # the RANKCRAWL_ALPHA / RANKCRAWL_TOL rows' checks
+            RankerService(any_client, **kwargs)
 
 
 def big_web(client, hosts: int = 8, pages: int = 600, out: int = 5, seed: int = 5) -> None:

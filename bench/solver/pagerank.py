@@ -24,7 +24,7 @@ from bench.solver import gauss_seidel
 from bench.solver.inlink_csr import build_links
 from bench.solver.partitions import assign_partitions
 from rankcrawl.ranker.outlinks import OutLinks
-from rankcrawl.ranker.parameters import check_parameters
+from rankcrawl.ranker.parameters import ALPHA, TOL, check_parameters
 from rankcrawl.ranker.store.hostgraph import HostGraph
 
 log = logging.getLogger("bench.solver")
@@ -98,8 +98,8 @@ def report(result: PageRankResult, tol: float) -> None:
 
 def solve(
     graph: HostGraph,
-    alpha: float = 0.85,
-    tol: float = 1e-10,
+    alpha: float = ALPHA,
+    tol: float = TOL,
     v: np.ndarray | None = None,
     x0: np.ndarray | None = None,
     partitions: int | np.ndarray = 1,

@@ -13,6 +13,7 @@ from typing import TextIO
 import click
 
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
+from rankcrawl.ranker.parameters import ALPHA, TOL, checked
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.settings.connection import connect, probe_writable
@@ -86,12 +87,20 @@ def read_urls(path: str) -> list[str]:
     return urls
 
 
+def parameter(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """``--alpha``/``--tol`` checked as their settings are (``ranker.parameters``): a usage error otherwise."""
+    try:
+        return checked(str(param.name), value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.command("ranker")
 @click.option("--once", is_flag=True, help="Solve once, publish, exit.")
 @redis_url_option
 @prefix_option
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.85, show_default=True)
-@click.option("--tol", type=click.FloatRange(0, min_open=True), default=1e-10, show_default=True,
+@click.option("--alpha", type=float, default=ALPHA, show_default=True, callback=parameter)
+@click.option("--tol", type=float, default=TOL, show_default=True, callback=parameter,
               help="Certified bound on the L1 error of the published ranks.")
 @click.option("--partitions", type=click.IntRange(1), default=None,
               help="Threads of a cold solve, each sweeping a block of hosts (default: one per core, up to 4, "
