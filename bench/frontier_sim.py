@@ -24,6 +24,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -207,7 +208,7 @@ def run_all(web: SimWeb, fractions: Sequence[float], names: Sequence[str], infli
     return out
 
 
-def real_web(sites: Sequence, max_pages: int = 0) -> SimWeb:
+def real_web(sites: Sequence, max_pages: int = 0, with_urls: bool = False) -> Any:
     """The gold graphs of bench/realsites.py's sites as one SimWeb (importance: PageRank of the gold
     content graph over the reachable pages, their content links to the frontier counted as in
     bench/realcrawl.py, restricted to the reachable pages and renormalised)."""
@@ -227,6 +228,7 @@ def real_web(sites: Sequence, max_pages: int = 0) -> SimWeb:
         return np.array(sorted(index[t] for t in targets if t in index), dtype=np.int64)
 
     seeds = [index[u] for u in (normalize_url(s.seed) for s in sites) if u in index]
-    return SimWeb("+".join(s.name for s in sites), [ids(gold.all_edges[u]) for u in urls],
-                  [ids(gold.content_edges[u]) for u in urls], [urlsplit(u).netloc for u in urls],
-                  np.array([pr[u] for u in urls]), seeds or [0])
+    web = SimWeb("+".join(s.name for s in sites), [ids(gold.all_edges[u]) for u in urls],
+                 [ids(gold.content_edges[u]) for u in urls], [urlsplit(u).netloc for u in urls],
+                 np.array([pr[u] for u in urls]), seeds or [0])
+    return (web, urls) if with_urls else web

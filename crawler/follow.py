@@ -35,9 +35,12 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Response, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.misc import load_object
 
 from rankcrawl.crawler.budget import PageBudget
+from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META
 from rankcrawl.crawler.priority import Prioritizer, RankCache
+from rankcrawl.crawler.scheduler import RankedScheduler
 from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
 from rankcrawl.pipelines.page_result import FollowLink, PageResult
@@ -79,8 +82,14 @@ class FollowMiddleware:
     def spider_opened(self, spider: Any) -> None:
         """Add the spider's own topic terms (``spider.topic_terms``) and start reading ranks."""
         self.prioritizer = Prioritizer(self.rank_cache, (*self.config.topic_terms, *getattr(spider, "topic_terms", ())))
-        if self.config.follow_scope != "none":
+        if self.config.follow_scope != "none" and self._priorities_matter():
             self.rank_cache.start()
+
+    def _priorities_matter(self) -> bool:
+        """Whether request priorities order the crawl: another scheduler, or the ``static`` frontier
+        (the other strategies score queued URLs themselves, so no rank is read for priorities)."""
+        scheduler = load_object(self.crawler.settings["SCHEDULER"])
+        return not (isinstance(scheduler, type) and issubclass(scheduler, RankedScheduler)) or self.config.frontier == "static"
 
     def spider_closed(self, spider: Any) -> None:
         self.rank_cache.stop()
@@ -90,11 +99,20 @@ class FollowMiddleware:
 
     async def process_spider_output(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
         requested = {normalize_url(response.url) or response.url}
+        own: list[Request] = []
         async for output in result:
             if isinstance(output, Request):
                 requested.add(normalize_url(output.url) or output.url)
-            yield output
+                own.append(output)
+            else:
+                yield output
         page = await self._analyse(response)
+        votes = self._votes(response, page)
+        for request in own:  # the spider's own requests carry the evidence of the page's links too
+            vote = votes.get(normalize_url(request.url) or request.url)
+            if vote is not None:
+                request.meta.setdefault(LINK_META, vote)
+            yield request
         if page is None or self.budget.spent() or self.config.follow_scope == "none":
             return
         followed = content = 0   # counted once per page: Scrapy's stats calls cost more than the loop
@@ -105,11 +123,22 @@ class FollowMiddleware:
                 requested.add(link.url)
                 followed += 1
                 content += link.counted
-                yield Request(link.url, priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text,
-                                                                           link.counted))
+                yield Request(link.url, meta={LINK_META: votes[link.url]},
+                              priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted))
         finally:
             self.stats.inc_value("rankcrawl/follow/requests", followed)
             self.stats.inc_value("rankcrawl/follow/content", content)
+
+    @staticmethod
+    def _votes(response: Response, page: PageResult | None) -> dict[str, list[float]]:
+        """Per link target of the page: [the page's value, the link's share of its vote] (the frontier's
+        in-link evidence; share = weight / total weight of the page's counted links, 0 if not counted)."""
+        if page is None:
+            return {}
+        value = response.meta.get(VALUE_META, 0.0)
+        total = sum(link.weight for link in page.follow if link.counted and link.weight > 0)
+        return {link.url: [value, link.weight / total if link.counted and total > 0 and link.weight > 0 else 0.0]
+                for link in page.follow}
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
         """A response HttpErrorMiddleware refused (4xx/5xx, no errback): store the URL as gone

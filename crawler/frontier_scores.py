@@ -83,3 +83,9 @@ def strategy(name: str, alpha: float = 0.85) -> Strategy:
         return table[name]
     except KeyError:
         raise ValueError(f"unknown frontier {name!r}; choose from {', '.join(table)}") from None
+
+
+LINK_META = "rankcrawl_link"
+"""Request meta set by the follow middleware: ``[value, share]`` of the in-link that found the URL."""
+VALUE_META = "rankcrawl_value"
+"""Request meta set by the scheduler when it hands a request out: the entry's score then (the page's value)."""

@@ -58,8 +58,8 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
     """scrapy-redis's shared frontier and dupefilter under rankcrawl's key prefix, written and read in
     batches (``rankcrawl.crawler.shared_scheduler.BatchedScheduler``).
 
-    Its ``PriorityQueue`` is a sorted set scored by ``-request.priority``, so rankcrawl's rank-aware
-    priorities order the shared frontier. Entries are JSON (``rankcrawl.crawler.frontier``), never
+    The frontier is a sorted set of fingerprints scored by ``RANKCRAWL_FRONTIER`` (re-scored while
+    URLs wait) and a hash of their requests. Entries are JSON (``rankcrawl.crawler.frontier``), never
     pickle, and an entry that is not a checked request is skipped. On a Redis Cluster, every frontier key lives on one slot
     (``{crawl}`` hash tag); the frontier is one hot key by design, the graph is the sharded part.
     """
@@ -67,7 +67,7 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
         "SCHEDULER": "rankcrawl.crawler.shared_scheduler.BatchedScheduler",
         "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
         "SCHEDULER_PERSIST": True,
-        "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SafePriorityQueue",
+        "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SharedFrontier",
         "SCHEDULER_SERIALIZER": "rankcrawl.crawler.frontier",
         "SCHEDULER_QUEUE_KEY": Keys(prefix).frontier,
         "SCHEDULER_DUPEFILTER_KEY": Keys(prefix).dupefilter,

@@ -17,6 +17,9 @@ from pathlib import Path
 from rankcrawl.settings.generated_docs import replace_between
 
 DEFAULT_PREFIX = "rc:"
+FRONTIER_REQUESTS = ":req"
+FRONTIER_SEQ = ":seq"
+"""Suffixes of the shared frontier's companion keys (scrapy-redis hands the queue only its own key)."""
 
 
 @dataclass(frozen=True)
@@ -165,8 +168,18 @@ class Keys:
     # -- distributed frontier (scrapy-redis; ``%(spider)s`` is filled in by it) -----------
     @property
     def frontier(self) -> str:
-        """zset: distributed mode: the shared frontier, one JSON request per member (never pickle), score −priority."""
+        """zset: distributed mode: the shared frontier, request fingerprint → score (``RANKCRAWL_FRONTIER``; higher first)."""
         return f"{self.prefix}{{crawl}}:%(spider)s:requests"
+
+    @property
+    def frontier_requests(self) -> str:
+        """hash: distributed mode: fingerprint → the queued request as JSON (never pickle)."""
+        return self.frontier + FRONTIER_REQUESTS
+
+    @property
+    def frontier_seq(self) -> str:
+        """string: distributed mode: entries ever queued (insertion numbers: equal scores pop first-in first)."""
+        return self.frontier + FRONTIER_SEQ
 
     @property
     def dupefilter(self) -> str:

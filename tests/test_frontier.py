@@ -17,7 +17,7 @@ from scrapy.http import FormRequest
 from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler import frontier
-from rankcrawl.crawler.frontier import SafePriorityQueue, dumps, loads
+from rankcrawl.crawler.frontier import SharedFrontier, dumps, loads
 
 KEY = "t:{crawl}:%(spider)s:requests"
 
@@ -50,15 +50,15 @@ def spider() -> Spider:
 
 
 @pytest.fixture
-def queue(r: redis.Redis, spider: Spider) -> SafePriorityQueue:
-    return SafePriorityQueue(r, spider, KEY, serializer=frontier)
+def queue(r: redis.Redis, spider: Spider) -> SharedFrontier:
+    return SharedFrontier(r, spider, KEY, serializer=frontier)
 
 
 def stat(spider: Spider, name: str) -> int:
     return spider.crawler.stats.get_value(name, 0)
 
 
-def test_json_round_trip_keeps_every_field(queue: SafePriorityQueue, spider: Spider, r: redis.Redis) -> None:
+def test_json_round_trip_keeps_every_field(queue: SharedFrontier, spider: Spider, r: redis.Redis) -> None:
     requests = [
         scrapy.Request("http://a.example/x?q=1", callback=spider.parse_item, priority=7, body=b"\x00\xffraw",
                        headers={"X-Bin": b"\xe9t\xe9"}, cookies={"c": "v"}, dont_filter=True,
@@ -69,7 +69,7 @@ def test_json_round_trip_keeps_every_field(queue: SafePriorityQueue, spider: Spi
     for req in requests:
         queue.push(req)
     assert len(queue) == 2
-    (raw,) = r.zrange(queue.key, 0, 0)
+    raw = next(iter(r.hvals(queue.requests_key)))
     json.loads(raw)  # stored as plain JSON text
     assert not raw.startswith(b"\x80")  # not a pickle
     got = [queue.pop(), queue.pop()]
@@ -79,7 +79,7 @@ def test_json_round_trip_keeps_every_field(queue: SafePriorityQueue, spider: Spi
         assert after.to_dict(spider=spider) == before.to_dict(spider=spider)
 
 
-def test_request_with_non_json_meta_is_counted_not_queued(queue: SafePriorityQueue, spider: Spider) -> None:
+def test_request_with_non_json_meta_is_counted_not_queued(queue: SharedFrontier, spider: Spider) -> None:
     queue.push(scrapy.Request("http://a.example/", meta={"obj": object()}))
     assert len(queue) == 0
     assert stat(spider, "rankcrawl/frontier/unstorable") == 1
@@ -93,7 +93,7 @@ def test_serializer_rejects_what_is_not_a_request() -> None:
     assert loads(dumps({"url": "u", "b": b"x", "d": {b"k": [b"v"]}})) == {"url": "u", "b": b"x", "d": {b"k": [b"v"]}}
 
 
-def test_planted_entries_are_skipped_never_run(queue: SafePriorityQueue, spider: Spider, r: redis.Redis,
+def test_planted_entries_are_skipped_never_run(queue: SharedFrontier, spider: Spider, r: redis.Redis,
                                                tmp_path: Path) -> None:
     markers = [tmp_path / f"owned{i}" for i in range(3)]
     planted = [
@@ -108,22 +108,25 @@ def test_planted_entries_are_skipped_never_run(queue: SafePriorityQueue, spider:
         b"\xff\xfe garbage",
     ]
     for i, data in enumerate(planted):
-        r.zadd(queue.key, {data: -100 + i})  # better priority than the real request below
+        r.zadd(queue.key, {f"planted{i}": 100 + i})  # better scores than the real request below
+        r.hset(queue.requests_key, f"planted{i}", data)
     queue.push(scrapy.Request("http://a.example/real", callback=spider.parse_item))
-    req = queue.pop()
-    assert req is not None and req.url == "http://a.example/real" and req.callback == spider.parse_item
+    taken = queue.take(len(planted) + 1)
+    assert len(taken) == 1
+    req = taken[0][2]
+    assert req.url == "http://a.example/real" and req.callback == spider.parse_item
     assert not any(m.exists() for m in markers)
     assert stat(spider, "rankcrawl/frontier/skipped") == len(planted)
     assert len(queue) == 0
 
 
-def test_pop_yields_after_a_bounded_number_of_bad_entries(queue: SafePriorityQueue, spider: Spider,
-                                                          r: redis.Redis) -> None:
-    r.zadd(queue.key, {f"junk{i}": i for i in range(frontier.MAX_SKIPS_PER_POP + 5)})
-    assert queue.pop() is None  # gave the reactor back; the rest stays for the next call
+def test_bad_entries_are_dropped_a_batch_at_a_time(queue: SharedFrontier, spider: Spider, r: redis.Redis) -> None:
+    r.zadd(queue.key, {f"junk{i}": i for i in range(13)})
+    r.hset(queue.requests_key, mapping={f"junk{i}": f"junk{i}" for i in range(13)})
+    assert queue.take(8) == []  # a bounded batch: the reactor gets control back
     assert len(queue) == 5
-    assert queue.pop() is None and len(queue) == 0
-    assert stat(spider, "rankcrawl/frontier/skipped") == frontier.MAX_SKIPS_PER_POP + 5
+    assert queue.pop() is None and len(queue) == 4
+    assert stat(spider, "rankcrawl/frontier/skipped") == 9
 
 
 @pytest.mark.slow
@@ -132,7 +135,8 @@ def test_planted_pickle_in_a_distributed_crawl_is_not_executed(r: redis.Redis, r
 
     marker = tmp_path / "owned"
     key = "rc:{crawl}:rankcrawl:requests"
-    r.zadd(key, {pickle.dumps(Command(marker)): -10**6})
+    r.zadd(key, {"planted": 10**6})
+    r.hset(key + ":req", "planted", pickle.dumps(Command(marker)))
     settings = {"RANKCRAWL_DISTRIBUTED": "True", "RANKCRAWL_RANKER": "False", "RANKCRAWL_IDLE_TIMEOUT": "1",
                 "RANKCRAWL_ALLOW_PRIVATE": "True", "DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False",
                 "LOG_LEVEL": "WARNING"}
@@ -149,4 +153,4 @@ def test_planted_pickle_in_a_distributed_crawl_is_not_executed(r: redis.Redis, r
     assert stats["rankcrawl/frontier/skipped"] == "1"
     assert "skipped a frontier entry" in proc.stderr
     assert fetched > len(web.seeds)  # the crawl went on past the planted entry
-    assert not any(raw.startswith(b"\x80") for raw in r.zrange(key, 0, -1))
+    assert not any(raw.startswith(b"\x80") for raw in r.hvals(key + ":req"))

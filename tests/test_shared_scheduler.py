@@ -25,8 +25,9 @@ class Spider(scrapy.Spider):
         """The default callback."""
 
 
-def scheduler(redis_url: str) -> BatchedScheduler:
-    crawler = get_crawler(Spider, settings_dict=distributed_settings(redis_url, PREFIX))
+def scheduler(redis_url: str, frontier: str = "static") -> BatchedScheduler:
+    crawler = get_crawler(Spider, settings_dict={**distributed_settings(redis_url, PREFIX), "RANKCRAWL_FRONTIER": frontier,
+                                                 "RANKCRAWL_KEY_PREFIX": PREFIX})
     crawler.stats.open_spider()
     spider = Spider.from_crawler(crawler)
     crawler.spider = spider
@@ -64,7 +65,7 @@ def test_batch_is_one_round_trip_deduplicated_in_priority_order(redis_url: str, 
     assert s.enqueue_request(scrapy.Request("http://a.test/7", dont_filter=True))
     assert r.zcard(s.queue.key) == 0  # buffered: nothing sent yet
     first = s.next_request()
-    assert sent == ["EVALSHA", "ZPOPMIN"]  # 101 requests written and 8 taken in two round trips
+    assert sent == ["EVALSHA", "EVALSHA"]  # 101 requests written and 8 taken in two round trips
     assert first is not None and first.url == "http://a.test/49"
     rest = drain(s)
     assert rest[:2] == ["http://a.test/48", "http://a.test/47"]
@@ -89,7 +90,7 @@ def test_close_writes_the_buffer_and_returns_taken_requests(redis_url: str, r: r
     for i in range(shared_scheduler.POP_SIZE + 3):
         s.enqueue_request(scrapy.Request(f"http://a.test/{i}", priority=-i))
     assert s.next_request().url == "http://a.test/0"
-    assert len(s.inbox) == shared_scheduler.POP_SIZE - 1 and r.zcard(s.queue.key) == 3
+    assert len(s.held) == shared_scheduler.POP_SIZE - 1 and r.zcard(s.queue.key) == 3
     s.enqueue_request(scrapy.Request("http://a.test/late", priority=-100))
     s.close("shutdown")
     assert r.zcard(s.queue.key) == shared_scheduler.POP_SIZE - 1 + 3 + 1  # nothing taken is lost
@@ -99,7 +100,8 @@ def test_close_writes_the_buffer_and_returns_taken_requests(redis_url: str, r: r
 
 def test_bad_entries_are_skipped_and_counted(redis_url: str, r: redis.Redis) -> None:
     s = scheduler(redis_url)
-    r.zadd(s.queue.key, {b"\x80\x04not json": -100, b'{"url": 5}': -99})
+    r.zadd(s.queue.key, {"bad1": 100, "bad2": 99})
+    r.hset(s.queue.requests_key, mapping={"bad1": b"\x80\x04not json", "bad2": b'{"url": 5}'})
     s.enqueue_request(scrapy.Request("http://a.test/ok"))
     assert drain(s) == ["http://a.test/ok"]
     assert s.stats.get_value("rankcrawl/frontier/skipped") == 2
@@ -109,3 +111,41 @@ def test_unstorable_request_is_refused_not_buffered(redis_url: str) -> None:
     s = scheduler(redis_url)
     assert not s.enqueue_request(scrapy.Request("http://a.test/", meta={"obj": object()}))
     assert s.stats.get_value("rankcrawl/frontier/unstorable") == 1 and not s.outbox
+
+
+def test_a_link_found_again_by_another_process_moves_up_the_shared_queue(redis_url: str, r: redis.Redis) -> None:
+    one, two = scheduler(redis_url, "opic"), scheduler(redis_url, "opic")
+    for url, share in (("http://a.test/1", 0.3), ("http://a.test/2", 0.2)):
+        one.enqueue_request(scrapy.Request(url, meta={"rankcrawl_link": [1.0, share], "depth": 1}))
+    one.flush_outbox()
+    two.enqueue_request(scrapy.Request("http://a.test/2", meta={"rankcrawl_link": [1.0, 0.5], "depth": 1}))
+    two.flush_outbox()
+    assert two.stats.get_value("rankcrawl/frontier/rescored") == 1
+    assert drain(one) == ["http://a.test/2", "http://a.test/1"]
+
+
+def test_equal_scores_pop_first_queued_first(redis_url: str) -> None:
+    s = scheduler(redis_url, "breadth-first")
+    urls = [f"http://a.test/{i}" for i in range(40)]
+    for url in urls:
+        s.enqueue_request(scrapy.Request(url, meta={"depth": 1}))
+    assert drain(s) == urls
+
+
+def test_concurrent_pops_never_hand_one_url_to_two_processes(redis_url: str) -> None:
+    import threading
+
+    first = scheduler(redis_url, "inlinks")
+    urls = [f"http://a{i % 7}.test/{i}" for i in range(600)]
+    for url in urls:
+        first.enqueue_request(scrapy.Request(url, meta={"depth": 1}))
+    first.flush_outbox()
+    workers = [scheduler(redis_url, "inlinks") for _ in range(3)]
+    got: list[list[str]] = [[] for _ in workers]
+    threads = [threading.Thread(target=lambda w=w, out=out: out.extend(drain(w))) for w, out in zip(workers, got)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    taken = [u for out in got for u in out]
+    assert sorted(taken) == sorted(urls) and len(set(taken)) == len(taken)

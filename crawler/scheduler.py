@@ -1,0 +1,216 @@
+"""``RankedScheduler``: Scrapy's scheduler with a frontier that evidence re-orders while URLs wait.
+
+The add-on makes it the ``SCHEDULER`` (a user's own ``SCHEDULER`` stays). Every URL not yet handed
+out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIER``
+(``crawler/frontier_scores.py``):
+
+* a request for a URL already queued is no duplicate to drop: its in-link evidence (the
+  ``rankcrawl_link`` meta the follow middleware sets: the linking page's value and the link's
+  share of its vote) raises the queued entry's score, and the request itself is discarded;
+* a request for a URL handed out before is dropped by the ``DUPEFILTER_CLASS`` filter, as in
+  Scrapy's scheduler (``dont_filter`` requests always get an entry of their own);
+* with ``pagerank``, a ``RankFeed`` thread reads the published ranks of the queued URLs once per
+  epoch and the reactor thread applies them at its next ``next_request``, never waiting on Redis.
+
+``next_request`` pops the best entry whose download slot has a free place (``len(slot.active) <
+slot.concurrency``), so a busy host never holds the others back; it returns None while every
+queued slot is full, and the engine asks again when a download ends. The handed-out request
+carries its entry's score in ``rankcrawl_value`` (the value its page hands on to its links).
+
+With ``JOBDIR`` the queue is written at close to ``JOBDIR/rankcrawl-frontier.jsonl`` (JSON, never
+pickle: one line per entry with its score and the request as ``Request.to_dict``) and read back at
+open, and the dupefilter keeps its ``requests.seen`` as in Scrapy; a resumed crawl continues with
+the same queue and scores.
+
+Stats: ``scheduler/enqueued``, ``scheduler/dequeued``, ``rankcrawl/frontier/rescored`` (evidence
+applied to a queued entry), ``rankcrawl/frontier/ranked`` (entries set from a published epoch),
+``rankcrawl/frontier/epochs``, ``rankcrawl/frontier/unstorable`` (requests a JOBDIR cannot hold).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+from scrapy import Request, Spider
+from scrapy.core.scheduler import BaseScheduler
+from scrapy.utils.job import job_dir
+from scrapy.utils.misc import build_from_crawler, load_object
+
+from rankcrawl.crawler.frontier import FrontierEntryError, checked_request, dumps, loads
+from rankcrawl.crawler.frontier_queue import FrontierQueue
+from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META, Strategy, strategy
+from rankcrawl.crawler.rank_feed import RankFeed
+from rankcrawl.settings.config import RankcrawlConfig
+
+logger = logging.getLogger(__name__)
+
+STATE_FILE = "rankcrawl-frontier.jsonl"
+
+
+def link_evidence(request: Request) -> tuple[float, float] | None:
+    """The (value, share) of the in-link a request carries, or None (a start or spider request)."""
+    raw = request.meta.pop(LINK_META, None)
+    if not isinstance(raw, (list, tuple)) or len(raw) != 2:
+        return None
+    try:
+        value, share = float(raw[0]), float(raw[1])
+    except (TypeError, ValueError):
+        return None
+    if not (value >= 0.0 and 0.0 <= share <= 1.0) or value == float("inf"):
+        return None
+    return value, share
+
+
+class RankedScheduler(BaseScheduler):
+    """A scheduler whose queued URLs are re-scored by in-links and published ranks (module docstring)."""
+
+    def __init__(self, crawler: Any, dupefilter: Any, strat: Strategy, feed: RankFeed | None, jobdir: str | None) -> None:
+        self.crawler, self.df, self.strategy, self.feed = crawler, dupefilter, strat, feed
+        self.stats = crawler.stats
+        self.jobdir = jobdir
+        self.queue = FrontierQueue()
+        self.spider: Spider | None = None
+        self._downloader: Any = None
+        self._unfiltered = 0
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> RankedScheduler:
+        config = RankcrawlConfig.of(crawler)
+        strat = strategy(config.frontier, config.alpha)
+        feed = RankFeed(config.redis_url, config.key_prefix, config.rank_refresh) if strat.uses_ranks else None
+        dupefilter = build_from_crawler(load_object(crawler.settings["DUPEFILTER_CLASS"]), crawler)
+        return cls(crawler, dupefilter, strat, feed, job_dir(crawler.settings))
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def open(self, spider: Spider) -> Any:
+        self.spider = spider
+        try:
+            self._downloader = self.crawler.engine.downloader
+        except (AttributeError, RuntimeError):  # no running engine (a scheduler used on its own)
+            self._downloader = None
+        if self.jobdir:
+            self._load(Path(self.jobdir, STATE_FILE))
+        if self.feed is not None:
+            for entry in self.queue:
+                self.feed.queued.append((entry.key, entry.payload.url))
+            self.feed.start()
+        return self.df.open()
+
+    def close(self, reason: str) -> Any:
+        if self.feed is not None:
+            self.feed.stop()
+        if self.jobdir:
+            self._save(Path(self.jobdir, STATE_FILE))
+        return self.df.close(reason)
+
+    def has_pending_requests(self) -> bool:
+        return len(self.queue) > 0
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    # -- queue -----------------------------------------------------------------------------
+    def _slot(self, request: Request) -> str:
+        if self._downloader is not None:
+            return str(self._downloader.get_slot_key(request))
+        return request.meta.get("download_slot") or (request.url.split("/", 3)[2] if "://" in request.url else "")
+
+    def _busy(self, slot: str) -> bool:
+        slots = getattr(self._downloader, "slots", None)
+        s = slots.get(slot) if slots else None
+        return s is not None and len(s.active) >= s.concurrency
+
+    def enqueue_request(self, request: Request) -> bool:
+        evidence = link_evidence(request)
+        if request.dont_filter:
+            self._unfiltered += 1
+            key: Hashable = ("unfiltered", self._unfiltered)
+        else:
+            key = self.crawler.request_fingerprinter.fingerprint(request)
+            if key in self.queue:
+                if evidence is not None and self.strategy.rescores:
+                    entry = self.queue.entries[key]
+                    self.queue.rescore(key, entry.score + self.strategy.vote(*evidence))
+                    self.stats.inc_value("rankcrawl/frontier/rescored")
+                return False
+            if self.df.request_seen(request):
+                self.df.log(request, self.spider)
+                return False
+        if evidence is not None:
+            score = self.strategy.first(request.priority, *evidence)
+        elif "depth" not in request.meta:
+            score = self.strategy.seed(request.priority)
+        else:
+            score = self.strategy.first(request.priority, 0.0, 0.0)
+        self.queue.push(key, self._slot(request), score, request)
+        if self.feed is not None:
+            self.feed.queued.append((key, request.url))
+        self.stats.inc_value("scheduler/enqueued")
+        return True
+
+    def next_request(self) -> Request | None:
+        if self.feed is not None:
+            self._apply_ranks()
+        entry = self.queue.pop(self._busy)
+        if entry is None:
+            return None
+        if self.feed is not None:
+            self.feed.taken.append(entry.key)
+        request: Request = entry.payload
+        request.meta[VALUE_META] = entry.score
+        self.stats.inc_value("scheduler/dequeued")
+        return request
+
+    def _apply_ranks(self) -> None:
+        assert self.feed is not None
+        for _epoch, ranks in self.feed.drain():
+            n = 0
+            for key, rank in ranks:
+                if key in self.queue:
+                    self.queue.rescore(key, rank)
+                    n += 1
+            self.stats.inc_value("rankcrawl/frontier/epochs")
+            self.stats.inc_value("rankcrawl/frontier/ranked", n)
+
+    # -- JOBDIR ----------------------------------------------------------------------------
+    def _save(self, path: Path) -> None:
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as f:
+            for entry in sorted(self.queue, key=lambda e: e.seq):
+                try:
+                    line = dumps({"score": entry.score, "request": entry.payload.to_dict(spider=self.spider)})
+                except (TypeError, ValueError) as exc:
+                    self.stats.inc_value("rankcrawl/frontier/unstorable")
+                    logger.warning("rankcrawl: a queued request cannot be stored in JOBDIR (%s): %s", exc, entry.payload.url)
+                    continue
+                f.write(line + "\n")
+        tmp.replace(path)
+
+    def _load(self, path: Path) -> None:
+        if not path.exists():
+            return
+        skipped = 0
+        with path.open(encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    obj = json.loads(line)
+                    score = float(obj["score"])
+                    request = checked_request(loads(json.dumps(obj["request"])), self.spider)
+                except (FrontierEntryError, ValueError, KeyError, TypeError):
+                    skipped += 1
+                    continue
+                key: Hashable = (self.crawler.request_fingerprinter.fingerprint(request) if not request.dont_filter
+                                 else ("unfiltered", self._next_unfiltered()))
+                if key not in self.queue:
+                    self.queue.push(key, self._slot(request), score, request)
+        if skipped:
+            logger.warning("rankcrawl: %d unreadable frontier entries in %s skipped", skipped, path)
+        logger.info("rankcrawl: resuming crawl (%d requests queued)", len(self.queue))
+
+    def _next_unfiltered(self) -> int:
+        self._unfiltered += 1
+        return self._unfiltered

@@ -1,0 +1,145 @@
+"""RankedScheduler: one re-scorable entry per queued URL, busy slots passed over, JOBDIR resume, live ranks."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
+
+from rankcrawl.crawler.frontier_queue import FrontierQueue
+from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META
+from rankcrawl.crawler.scheduler import STATE_FILE, RankedScheduler
+from rankcrawl.ranker.service import RankerService
+from rankcrawl.ranker.store.graphstore import GraphStore
+from rankcrawl.ranker.store.records import PageRecord
+from rankcrawl.settings.addon import Addon
+
+
+class Demo(Spider):
+    name = "demo"
+
+    def parse(self, response: Any) -> None:
+        return None
+
+
+def scheduler(frontier: str, **settings: Any) -> RankedScheduler:
+    crawler = get_crawler(Demo, {"RANKCRAWL_REDIS_URL": "redis://127.0.0.1:9/0", "RANKCRAWL_FRONTIER": frontier,
+                                 **settings})
+    s = RankedScheduler.from_crawler(crawler)
+    s.open(Demo.from_crawler(crawler))
+    return s
+
+
+def link(url: str, value: float, share: float) -> Request:
+    return Request(url, meta={LINK_META: [value, share], "depth": 1})
+
+
+def drain(s: RankedScheduler) -> list[str]:
+    return [r.url for r in iter(s.next_request, None)]
+
+
+@pytest.mark.parametrize("frontier", ["opic", "inlinks", "pagerank"])
+def test_a_url_found_again_with_new_in_links_moves_up_the_queue(frontier: str, redis_url: str) -> None:
+    s = scheduler(frontier, RANKCRAWL_REDIS_URL=redis_url)
+    try:
+        for url in ("http://a.test/1", "http://a.test/2", "http://a.test/3"):
+            assert s.enqueue_request(link(url, 1.0, 0.2))
+        assert not s.enqueue_request(link("http://a.test/3", 1.0, 0.2))  # found again: no second entry
+        assert len(s) == 3
+        assert drain(s) == ["http://a.test/3", "http://a.test/1", "http://a.test/2"]
+        assert s.stats.get_value("rankcrawl/frontier/rescored") == 1
+    finally:
+        s.close("finished")
+
+
+def test_breadth_first_keeps_first_seen_order_and_drops_later_sightings() -> None:
+    s = scheduler("breadth-first")
+    for url in ("http://a.test/1", "http://a.test/2", "http://a.test/1"):
+        s.enqueue_request(link(url, 1.0, 0.5))
+    assert drain(s) == ["http://a.test/1", "http://a.test/2"]
+
+
+def test_a_url_handed_out_is_not_queued_again_and_carries_its_value() -> None:
+    s = scheduler("opic")
+    s.enqueue_request(Request("http://a.test/"))  # a start request: OPIC's initial cash
+    request = s.next_request()
+    assert request is not None and request.meta[VALUE_META] == 1.0
+    assert not s.enqueue_request(link("http://a.test/", 1.0, 1.0))
+    assert s.enqueue_request(Request("http://a.test/", dont_filter=True))
+
+
+def test_a_busy_slot_does_not_block_the_other_slots() -> None:
+    q = FrontierQueue()
+    q.push("a1", "a", 5.0, None)
+    q.push("a2", "a", 4.0, None)
+    q.push("b1", "b", 1.0, None)
+    assert q.pop(lambda slot: slot == "a").key == "b1"
+    assert q.pop(lambda slot: slot == "a") is None  # only busy slots left: nothing to hand out
+    assert [q.pop().key, q.pop().key] == ["a1", "a2"]
+
+
+def test_rescoring_in_any_order_pops_best_first() -> None:
+    rng = np.random.default_rng(0)
+    q = FrontierQueue()
+    scores: dict[int, float] = {}
+    for k in range(300):
+        scores[k] = float(rng.integers(0, 20))
+        q.push(k, f"h{k % 7}", scores[k], None)
+    for k in rng.integers(0, 300, 2000).tolist():
+        scores[k] = float(rng.integers(0, 40))
+        q.rescore(k, scores[k])
+    popped = [q.pop().key for _ in range(300)]
+    assert [scores[k] for k in popped] == sorted(scores.values(), reverse=True)
+    assert len(q) == 0 and q.pop() is None
+
+
+def test_a_restarted_crawl_resumes_with_the_same_queue(tmp_path: Path) -> None:
+    first = scheduler("opic", JOBDIR=str(tmp_path))
+    first.enqueue_request(Request("http://a.test/"))
+    for i, share in enumerate((0.1, 0.5, 0.3)):
+        first.enqueue_request(link(f"http://b.test/{i}", 1.0, share))
+    first.close("shutdown")
+    assert (tmp_path / STATE_FILE).exists()
+    second = scheduler("opic", JOBDIR=str(tmp_path))
+    assert drain(second) == ["http://a.test/", "http://b.test/1", "http://b.test/2", "http://b.test/0"]
+    assert not second.enqueue_request(link("http://b.test/1", 1.0, 0.1))  # seen before the restart
+
+
+def test_a_corrupt_jobdir_state_is_skipped_line_by_line(tmp_path: Path) -> None:
+    (tmp_path / STATE_FILE).write_text('{"score": 1, "request": {"url": "http://a.test/x", "method": "GET"}}\n'
+                                       'not json\n{"score": 2, "request": {"url": "http://a.test/y", "_class": "os.system"}}\n')
+    s = scheduler("opic", JOBDIR=str(tmp_path))
+    assert drain(s) == ["http://a.test/x"]
+
+
+def test_published_ranks_reach_queued_entries(redis_url: str, r: Any) -> None:
+    """Two queued URLs with equal evidence; the ranker's epoch knows that six pages link to one of them."""
+    s = scheduler("pagerank", RANKCRAWL_REDIS_URL=redis_url, RANKCRAWL_RANK_REFRESH=0.05)
+    low, high = "http://a.test/low", "http://a.test/high"
+    try:
+        for url in (low, high):
+            s.enqueue_request(link(url, 1.0, 0.5))
+        spokes = [f"http://b.test/s{i}" for i in range(6)]
+        GraphStore(r).put_pages([PageRecord(p, [(high, 1.0)]) for p in spokes] + [PageRecord(spokes[0], [(low, 1.0)])])
+        assert RankerService(r).solve_once() is not None
+        deadline = time.monotonic() + 10
+        while s.stats.get_value("rankcrawl/frontier/epochs") is None and time.monotonic() < deadline:
+            s._apply_ranks()
+            time.sleep(0.05)
+        assert s.stats.get_value("rankcrawl/frontier/ranked") == 2
+        assert drain(s) == [high, low]
+    finally:
+        s.close("finished")
+
+
+def test_the_addon_sets_the_ranked_scheduler_unless_the_user_chose_one(redis_url: str) -> None:
+    ours = get_crawler(Demo, {"ADDONS": {Addon: 0}, "RANKCRAWL_REDIS_URL": redis_url})
+    assert ours.settings["SCHEDULER"] == "rankcrawl.crawler.scheduler.RankedScheduler"
+    theirs = get_crawler(Demo, {"ADDONS": {Addon: 0}, "RANKCRAWL_REDIS_URL": redis_url,
+                                "SCHEDULER": "scrapy.core.scheduler.Scheduler"})
+    assert theirs.settings["SCHEDULER"] == "scrapy.core.scheduler.Scheduler"
