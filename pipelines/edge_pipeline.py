@@ -13,7 +13,11 @@ within ``RANKCRAWL_FLUSH_TIMEOUT``; whatever could not be written is logged and 
 Stats: ``rankcrawl/pages/pushed``, ``rankcrawl/edges/pushed``, ``rankcrawl/edges/buffered_max``
 (peak pages waiting), ``rankcrawl/redis/retries``, ``rankcrawl/edges/backpressure``,
 ``rankcrawl/pages/rejected``, ``rankcrawl/pages/gone`` (fetched URLs that answered 4xx/5xx, stored
-as gone), ``rankcrawl/pages/redirects`` (redirecting URLs stored as aliases of their targets).
+as gone), ``rankcrawl/pages/redirects`` (redirecting URLs stored as aliases of their targets),
+``rankcrawl/pages/failed`` (records not stored: a corrupt value in Redis, such as a stored ID that
+is not one, or an unexpected error while writing them; the thread goes on with the next) and
+``rankcrawl/redis/corrupt`` (corrupt values met, each skipped: ``ranker.store.corrupt``). Only
+failures of the connection or the server's state are retried.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.page_result import PageResult
+from rankcrawl.ranker.store.corrupt import CorruptValue, wrong_type
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import RedisUnavailable, connect
@@ -56,6 +61,15 @@ class Redirect:
 Record = PageRecord | Redirect
 
 
+def transient(exc: BaseException) -> bool:
+    """True for a failure of the connection or the server's state (down, loading, read-only, full),
+    which a retry of the same write can outlive; False for one caused by what was written or read."""
+    if isinstance(exc, (RedisUnavailable, OSError, redis.ConnectionError, redis.TimeoutError)):
+        return True
+    script_error = "user_script" in str(exc) or "Error running script" in str(exc)
+    return isinstance(exc, redis.RedisError) and not wrong_type(exc) and not script_error
+
+
 def page_records(result: PageResult, meta: dict[str, Any]) -> list[PageRecord]:
     """Graph-store records of an analysed page: the page (edges + fetch metadata), then its repushes.
 
@@ -75,6 +89,8 @@ class EdgeWriter:
         self.cond = threading.Condition()
         self.closing = self.abandoned = False
         self.pages = self.edges = self.retries = self.rejected = self.peak = self.redirects = self.gone = 0
+        self.failed = 0  # records not stored: a corrupt value in Redis or an unexpected error while writing them
+        self.corrupt: dict[str, int] = {}  # corrupt values met, per key family
         self.thread = threading.Thread(target=self._run, name="rankcrawl-edges", daemon=True)
 
     def start(self) -> None:
@@ -116,45 +132,76 @@ class EdgeWriter:
             try:
                 store = store or GraphStore(connect(self.url), self.prefix)
                 self._write(store, batch)
-            except (redis.RedisError, RedisUnavailable, OSError) as exc:
-                self.retries += 1
-                logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs",
-                               exc, len(self.buffer), delay)
-                time.sleep(delay)
-                delay = min(2 * delay, BACKOFF_MAX)
-                continue
+            except Exception as exc:
+                if not transient(exc):  # not the connection: what the records or their keys hold
+                    self._failed(batch, exc)
+                else:
+                    self.retries += 1
+                    logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs",
+                                   exc, len(self.buffer), delay)
+                    time.sleep(delay)
+                    delay = min(2 * delay, BACKOFF_MAX)
+                    continue
+            finally:
+                if store is not None:
+                    self.corrupt = dict(store.corruption.counts)
             delay = BACKOFF_START
             with self.cond:
                 for _ in batch:
                     self.buffer.popleft()
 
+    def _failed(self, batch: Sequence[Record], exc: BaseException) -> None:
+        """Records that cannot be stored: counted and logged, never retried (the thread goes on)."""
+        self.failed += len(batch)
+        logger.error("rankcrawl: %d records not stored (%s: %s)", len(batch), type(exc).__name__, exc)
+
     def _write(self, store: GraphStore, batch: list[Record]) -> None:
         if isinstance(batch[0], Redirect):
             try:
                 store.put_redirect(batch[0].source, batch[0].target)
-                self.redirects += 1
+            except CorruptValue as exc:
+                self._failed(batch, exc)
             except ValueError as exc:
                 self.rejected += 1
                 logger.error("rankcrawl: redirect not stored: %s", exc)
+            else:
+                self.failed += len(store.unstored)
+                self.redirects += not store.unstored
             return
         self._write_pages(store, [r for r in batch if isinstance(r, PageRecord)])
 
     def _write_pages(self, store: GraphStore, batch: list[PageRecord]) -> None:
+        """Store the batch; if that fails for anything but the connection, page by page, so one
+        page's bad URL or corrupt stored value costs that page only."""
         for rec in batch:
             if not rec.meta:
                 rec.meta = store.meta(rec.url) or {}
         try:
             store.put_pages(batch)
-            good = batch
-        except ValueError:
+            unstored = set(store.unstored)
+            good = [r for r in batch if r.url not in unstored]
+            self.failed += len(batch) - len(good)
+        except Exception as exc:
+            if transient(exc):
+                raise
             good = []
             for rec in batch:
                 try:
                     store.put_pages([rec])
-                    good.append(rec)
+                except CorruptValue as exc:
+                    self._failed([rec], exc)
                 except ValueError as exc:
                     self.rejected += 1
                     logger.error("rankcrawl: page not stored: %s", exc)
+                except Exception as exc:
+                    if transient(exc):
+                        raise
+                    self._failed([rec], exc)
+                else:
+                    if store.unstored:
+                        self.failed += 1
+                    else:
+                        good.append(rec)
         self.pages += len(good)
         self.gone += sum(r.gone for r in good)
         self.edges += sum(len(r.links) for r in good)
@@ -251,5 +298,7 @@ class EdgeSink:
             ("rankcrawl/pages/rejected", w.rejected),
             ("rankcrawl/pages/gone", w.gone),
             ("rankcrawl/pages/redirects", w.redirects),
+            ("rankcrawl/pages/failed", w.failed),
+            ("rankcrawl/redis/corrupt", sum(w.corrupt.values())),
         ):
             self.stats.set_value(name, value)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import redis
 
+from rankcrawl.ranker.store.corrupt import Corruption
 from rankcrawl.settings.keys import Keys
 
 DEPTH, WIDTH = 3, 4096
@@ -43,7 +44,24 @@ SCRIPT = """
 local sections = ARGV[1]
 local at = 2
 local out = {}
+local bad = {}
 local function arg() local v = ARGV[at]; at = at + 1; return v end
+-- Stored state is checked as it is read: a key of another type is removed, a count that is not a
+-- non-negative integer is reset to 0; each is named in ``bad`` (the state is evidence, rebuilt by
+-- the pages that follow).
+local function typed(key, kind)
+  local t = redis.call('TYPE', key).ok
+  if t ~= 'none' and t ~= kind then
+    redis.call('DEL', key)
+    bad[#bad + 1] = key .. '\twrong type (' .. t .. '); removed'
+  end
+end
+local function count(v, key, what)
+  if not v then return 0 end
+  if #v <= 15 and string.match(v, '^%d+$') then return tonumber(v) end
+  bad[#bad + 1] = key .. '\t' .. what .. ' is not a count; reset'
+  return nil
+end
 -- Sketch op on the cells of a binary string of big-endian u16 cell indices (DEPTH per key):
 -- INCRBY by the key's amount (nil: 1) when writing, GET otherwise; the key counts (row minimum).
 local function sketch(key, cells, depth, write, amounts)
@@ -100,6 +118,7 @@ local seen = 0
 local k = 1
 if string.find(sections, 'H') then
   local meta, cm, classes = KEYS[1], KEYS[2], KEYS[5]
+  typed(meta, 'hash'); typed(cm, 'string'); typed(KEYS[3], 'string'); typed(KEYS[4], 'string'); typed(classes, 'string')
   local depth = tonumber(arg())
   local decay_at = tonumber(arg())
   local cm_bytes, class_bytes, bloom_bytes = tonumber(arg()), tonumber(arg()), tonumber(arg())
@@ -107,7 +126,12 @@ if string.find(sections, 'H') then
   local n_bits = tonumber(arg())
   local bits = {}
   for i = 1, n_bits do bits[i] = tonumber(arg()) end
-  local gen = tonumber(redis.call('HGET', meta, 'gen') or '0')
+  local gen = count(redis.call('HGET', meta, 'gen'), meta, 'gen')
+  if gen ~= 0 and gen ~= 1 then
+    if gen then bad[#bad + 1] = meta .. '\tgen ' .. gen .. ' is not 0 or 1; reset' end
+    gen = 0
+    redis.call('HSET', meta, 'gen', 0)
+  end
   for g = 0, 1 do
     local all = n_bits > 0
     for _, b in ipairs(bits) do
@@ -115,7 +139,11 @@ if string.find(sections, 'H') then
     end
     if all then seen = 1 end
   end
-  local n = tonumber(redis.call('HGET', meta, 'n') or '0')
+  local n = count(redis.call('HGET', meta, 'n'), meta, 'n')
+  if not n then
+    n = 0
+    redis.call('HSET', meta, 'n', 0)
+  end
   local write = seen == 0
   if write then
     sized(KEYS[3 + gen], bloom_bytes)
@@ -140,14 +168,16 @@ if string.find(sections, 'H') then
     end
     redis.call('HSET', meta, 'n', n)
   end
-  out = {n, seen, counts, query, class_counts}
+  out = {n, seen, counts, query, class_counts, false, 0, {}}
   k = 6
 else
   seen = tonumber(arg())
-  out = {0, seen, {}, {}, {}}
+  out = {0, seen, {}, {}, {}, false, 0, {}}
 end
 if string.find(sections, 'G') then
   local nd, df, dfn = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  typed(nd, 'hash'); typed(df, 'hash'); typed(dfn, 'string')
+  if not count(redis.call('GET', dfn), dfn, 'the page count') then redis.call('SET', dfn, 0) end
   local me = arg()
   local n_bands = tonumber(arg())
   local bands = {}
@@ -155,6 +185,11 @@ if string.find(sections, 'G') then
   local canonical = false
   for _, b in ipairs(bands) do
     local owner = redis.call('HGET', nd, b)
+    if owner and #owner ~= 8 then
+      bad[#bad + 1] = nd .. '\ta band owner is not a page key; replaced'
+      redis.call('HDEL', nd, b)
+      owner = false
+    end
     if owner and owner ~= me then canonical = owner; break end
   end
   if not canonical then
@@ -164,6 +199,10 @@ if string.find(sections, 'G') then
   local add = {}
   for i = 1, n_add do add[i] = arg() end
   if seen == 0 and n_add > 0 then
+    local now = redis.call('HMGET', df, unpack(add))
+    for i, t in ipairs(add) do
+      if not count(now[i], df, 'a document frequency') then redis.call('HSET', df, t, 0) end
+    end
     for _, t in ipairs(add) do redis.call('HINCRBY', df, t, 1) end
     redis.call('INCR', dfn)
   end
@@ -172,11 +211,12 @@ if string.find(sections, 'G') then
   for i = 1, n_read do read[i] = arg() end
   local values = {}
   if n_read > 0 then values = redis.call('HMGET', df, unpack(read)) end
-  for i = 1, n_read do values[i] = tonumber(values[i] or '0') end
+  for i = 1, n_read do values[i] = count(values[i], df, 'a document frequency') or 0 end
   out[6] = canonical
-  out[7] = tonumber(redis.call('GET', dfn) or '0')
+  out[7] = count(redis.call('GET', dfn), dfn, 'the page count') or 0
   out[8] = values
 end
+out[9] = bad
 return out
 """
 
@@ -241,6 +281,7 @@ class SiteState:
     def __init__(self, client: redis.Redis, prefix: str = "rc:") -> None:
         self.r, self.keys = client, Keys(prefix)
         self.script = client.register_script(SCRIPT)
+        self.corruption = Corruption()  # corrupt values met (each repaired by the script), per key family
         self.cluster = hasattr(client, "get_nodes")
 
     def host_keys(self, host: str) -> list[str]:
@@ -274,9 +315,12 @@ class SiteState:
         if self.cluster:
             raw = self.script(keys=self.host_keys(host), args=["H", *host_args])
             tail = self.script(keys=self.global_keys(), args=["G", raw[1], *global_args])
-            raw = [*raw[:5], *tail[5:]]
+            raw = [*raw[:5], *tail[5:8], raw[8] + tail[8]]
         else:
             raw = self.script(keys=self.host_keys(host) + self.global_keys(), args=["HG", *host_args, *global_args])
+        for entry in raw[8]:
+            key, _, why = entry.decode(errors="replace").partition("\t")
+            self.corruption.add(key, why)
         canonical = raw[5] if raw[5] else None
         return Reply(n=int(raw[0]), seen=bool(raw[1]), counts=list(raw[2]), query=list(raw[3]),
                      block_counts=list(raw[4]), canonical=canonical, df_n=int(raw[6]),

@@ -49,6 +49,8 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
         raise UserError(f"crawl ended: {reason or 'unknown reason'}" + (f"; {lost}" if lost else ""))
     if lost:
         raise UserError(lost)
+    if failed := stats.get("rankcrawl/pages/failed", 0):
+        raise UserError(f"{failed} pages could not be stored (corrupt values in Redis or write errors: see the log)")
     if unwritten := stats.get("rankcrawl/site/unwritten", 0):
         raise UserError(f"the site-level state of {unwritten} pages could not be written to Redis before the flush timeout "
                         "(their edges used the per-page decision)")

@@ -31,7 +31,7 @@ KEYS_PER_UNLINK = 4096
 MANIFEST = np.dtype("<u4")
 
 SWITCH = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 redis.call('SREM', KEYS[3], ARGV[2])
 if ARGV[3] ~= '' then redis.call('SADD', KEYS[4], ARGV[3]) end

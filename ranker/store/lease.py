@@ -13,14 +13,19 @@ import time
 from types import TracebackType
 from typing import Any
 
+from rankcrawl.ranker.store.corrupt import Corruption
 from rankcrawl.settings.keys import Keys
 
 RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
+HOLDER = """
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return false end
+return redis.call('GET', KEYS[1])
+"""
 RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 
@@ -35,8 +40,10 @@ class Lease:
     While held, a daemon thread renews the expiry every ``ttl / 3`` seconds.
     """
 
-    def __init__(self, client: Any, keys: Keys, ttl: float = 30.0, wait: float = 0.0, poll: float = 0.05) -> None:
+    def __init__(self, client: Any, keys: Keys, ttl: float = 30.0, wait: float = 0.0, poll: float = 0.05,
+                 corruption: Corruption | None = None) -> None:
         self.client, self.key = client, keys.lease
+        self.corruption = corruption or Corruption()
         self.ttl_ms = max(1, int(ttl * 1000))
         self.wait, self.poll = wait, poll
         self.token = secrets.token_hex(16)
@@ -53,6 +60,10 @@ class Lease:
                 self._thread = threading.Thread(target=self._renew, name="rankcrawl-lease", daemon=True)
                 self._thread.start()
                 return True
+            if self.client.pttl(self.key) == -1:  # every lease expires: one without expiry is corrupt
+                self.corruption.add(self.key, "a lease without expiry; removed")
+                self.client.delete(self.key)
+                continue
             if time.monotonic() >= deadline:
                 return False
             time.sleep(self.poll)
@@ -68,7 +79,7 @@ class Lease:
 
     def check(self) -> None:
         """Raise LeaseLost unless this ranker still holds the lease."""
-        if not self.held or self.client.get(self.key) != self.token.encode():
+        if not self.held or self.client.eval(HOLDER, 1, self.key) != self.token.encode():
             self.held = False
             raise LeaseLost("the ranker lease expired or was taken by another ranker")
 
