@@ -25,6 +25,7 @@ from bench.datasets import load
 from bench.extraction_peers import trafilatura_extract
 from bench.metrics import mean_prf, word_prf
 from bench.report import markdown_table, write_section
+from bench.site_documents import process_doc
 from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
@@ -45,11 +46,11 @@ def extraction(r: redis.Redis, dataset: str) -> list[object]:
         r.flushall()
         sa = SiteAnalyzer(r, min_pages=2)
         for p in ps:
-            sa.process(analyze(p.html_bytes(), url=p.url))
+            process_doc(sa, analyze(p.html_bytes(), url=p.url))
         for p in (p for p in ps if p.split == "heldout"):
             per_page.append(word_prf(analyze(p.html_bytes(), url=p.url).text, p.gold_text))
             doc = analyze(p.html_bytes(), url=p.url)
-            sa.process(doc)
+            process_doc(sa, doc)
             site.append(word_prf(doc.text, p.gold_text))
     t_site = time.perf_counter() - t0
     for p in multi:
@@ -88,7 +89,7 @@ def demo(r: redis.Redis, seed: int = 0, modes: list[tuple[str, str]] = MODES,
         t0 = time.perf_counter()
         for url, page in web.pages.items():
             docs[url] = analyze(page.html, url=url)
-            sa.process(docs[url])
+            process_doc(sa, docs[url])
         secs = time.perf_counter() - t0
         tp = fp = fn = 0
         edges = []

@@ -33,7 +33,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 
 from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, check, class_keys
-from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, label_key
+from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, label_key
 from rankcrawl.pipelines.pagering import RecentPages, Remembered
 from rankcrawl.pipelines.sitedecide import (
     REGION_SHARE,
@@ -116,19 +116,6 @@ class SiteAnalyzer:
             except REDIS_AWAY as exc:
                 self._away(exc)
         return self._fallback(f)
-
-    def process_doc(self, doc: Any) -> Decision:
-        """``process`` for an analysed ``Document``, whose blocks and links then carry the decision."""
-        f = facts_of(doc, self.options)
-        d = self.process(f)
-        for i in d.template_blocks:
-            doc.blocks[i].is_content = False
-        links = [link for link in doc.all_links if link.url != f.url]
-        for j in d.template_links:
-            links[j].is_content = False
-        for link, w in zip(links, d.link_weights):
-            link.weight = w
-        return d
 
     def take_repush(self) -> list[tuple[str, Edges]]:
         """Earlier pages whose edges changed since the last call: (url, edges) to re-push."""

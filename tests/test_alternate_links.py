@@ -4,6 +4,7 @@ content region where the host's evidence keeps every non-template link."""
 
 from __future__ import annotations
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.links import is_alternate
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
@@ -42,7 +43,7 @@ def test_language_switcher_links_are_no_edges_on_a_warm_host(r):
     names = ("install", "config", "upgrade", "logging", "proxy", "cache")
     for i, name in enumerate(names):
         langs = LANGS[: 1 + i % len(LANGS)]  # the switcher's links and text differ from page to page
-        d = sa.process_doc(analyze(page(name, langs), url=f"{HOST}/en/{name}.html"))
+        d = process_doc(sa, analyze(page(name, langs), url=f"{HOST}/en/{name}.html"))
         targets = {t for t, _ in d.edges}
         assert f"{HOST}/en/{name}-2.html" in targets
         assert not targets & {f"{HOST}/{code}/{name}.html" for code in LANGS}

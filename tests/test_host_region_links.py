@@ -2,6 +2,7 @@
 content (its one entry that recurs too), a link the per-page classifier rejects there counts, a
 menu's recurring links and sidebars do not."""
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 
@@ -44,7 +45,7 @@ def decisions(r, n: int = 8):
     out = []
     for i in range(n):
         url, html = module_page(i)
-        out.append(sa.process_doc(analyze(html, url=url, classifier=per_page)))
+        out.append(process_doc(sa, analyze(html, url=url, classifier=per_page)))
     return out
 
 
@@ -85,7 +86,7 @@ def test_a_link_of_a_block_fused_across_the_main_region_counts_by_its_own_place(
     for i in range(6):
         url, html = tutorial_page(i)
         doc = analyze(html, url=url, classifier=in_body)
-        d = sa.process_doc(doc)
+        d = process_doc(sa, doc)
     fused = [b for b in doc.blocks if "/next/5.html" in {a.get("href") for a in b.anchors}]
     assert fused and fused[0].n_atomic > 1 and not fused[0].is_content  # fused with the footer, rejected
     targets = {t for t, _ in d.edges}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.pagefacts import facts_of
 from rankcrawl.pipelines.sitedecide import link_classes, list_votes
@@ -38,7 +39,7 @@ def directory(n: int = 60, role: str = "") -> str:
 def warm(r) -> SiteAnalyzer:
     sa = SiteAnalyzer(r, prefix="t:")
     for i in range(5):
-        sa.process_doc(analyze(prose(i), url=f"{HOST}/guide/{i}.html"))
+        process_doc(sa, analyze(prose(i), url=f"{HOST}/guide/{i}.html"))
     return sa
 
 
@@ -47,7 +48,7 @@ def test_the_index_list_beside_a_short_preamble_counts(r):
     listed = [j for j, t in enumerate(facts.links) if "/ref/" in t]
     assert len(listed) == 60 and all(facts.link_index[j] for j in listed)
     assert not any(facts.link_index[j] for j, t in enumerate(facts.links) if "/ref/" not in t)
-    d = warm(r).process_doc(analyze(directory(), url=f"{HOST}/directives.html"))
+    d = process_doc(warm(r), analyze(directory(), url=f"{HOST}/directives.html"))
     targets = {t for t, _ in d.edges}
     assert {f"{HOST}/ref/{WORDS[i % 18]}{i}.html" for i in range(60)} <= targets
     assert not targets & {f"{HOST}/{w}.html" for w in WORDS[:6]}  # the menu stays template
@@ -88,9 +89,9 @@ def test_a_table_of_contents_repeating_the_host_menu_in_the_main_region_counts(r
     for i, m in enumerate(MODULES[:6]):
         body = "".join(f"<p>{sentence(i + k)} {sentence(i + k + 3)} See <a href='/api/{MODULES[(i + k) % 20]}.html'>"
                        f"this</a>.</p>" for k in range(4))
-        d = sa.process_doc(analyze(node_page(f"<h1>{m}</h1>{body}", m), url=f"{HOST}/api/{m}.html"))
+        d = process_doc(sa, analyze(node_page(f"<h1>{m}</h1>{body}", m), url=f"{HOST}/api/{m}.html"))
     assert not {t for t, _ in d.edges} & {f"{HOST}/api/{m}.html" for m in MODULES[10:]}  # the menu is template
     toc = "".join(f'<li><a href="/api/{m}.html">{m.title()} module</a></li>' for m in MODULES)
-    d = sa.process_doc(analyze(node_page(f"<h1>About these documents</h1><ul>{toc}</ul>", "Index"),
+    d = process_doc(sa, analyze(node_page(f"<h1>About these documents</h1><ul>{toc}</ul>", "Index"),
                                url=f"{HOST}/api/index.html"))
     assert {f"{HOST}/api/{m}.html" for m in MODULES} <= {t for t, _ in d.edges}

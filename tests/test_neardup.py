@@ -2,6 +2,7 @@
 
 import random
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.neardup import MIN_TOKENS, near_duplicates, signature
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
@@ -51,15 +52,15 @@ def reference_page(name: str, own: str, shared: str) -> str:
 def test_site_step_keeps_both_pages_that_share_a_long_section(r):
     sa = SiteAnalyzer(r, prefix="t:")
     shared = text(9, 500)
-    a = sa.process_doc(analyze(reference_page("alpha", text(10, 300), shared), url="http://docs.test/ref/alpha"))
-    b = sa.process_doc(analyze(reference_page("beta", text(11, 300), shared), url="http://docs.test/ref/beta"))
+    a = process_doc(sa, analyze(reference_page("alpha", text(10, 300), shared), url="http://docs.test/ref/alpha"))
+    b = process_doc(sa, analyze(reference_page("beta", text(11, 300), shared), url="http://docs.test/ref/beta"))
     assert not a.duplicate and not b.duplicate and a.edges and b.edges
 
 
 def test_mirror_is_a_duplicate_and_the_canonical_page_stays_canonical(r):
     sa = SiteAnalyzer(r, prefix="t:")
     html = reference_page("gamma", text(12, 300), text(13, 200)).replace("href='/", "href='http://docs.test/")
-    assert not sa.process_doc(analyze(html, url="http://docs.test/ref/gamma")).duplicate
-    mirror = sa.process_doc(analyze(html.replace("Home", "Mirror home"), url="http://mirror.test/gamma"))
+    assert not process_doc(sa, analyze(html, url="http://docs.test/ref/gamma")).duplicate
+    mirror = process_doc(sa, analyze(html.replace("Home", "Mirror home"), url="http://mirror.test/gamma"))
     assert mirror.duplicate and mirror.edges == []
-    assert not sa.process_doc(analyze(html, url="http://docs.test/ref/gamma")).duplicate
+    assert not process_doc(sa, analyze(html, url="http://docs.test/ref/gamma")).duplicate

@@ -10,6 +10,7 @@ then one long list of changes) leaves out the introduction and the cross-referen
 
 from __future__ import annotations
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.pagefacts import FactOptions, facts_of
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
@@ -64,8 +65,8 @@ def test_the_introduction_of_a_page_counts_when_its_host_confirms_the_page_named
     sa = SiteAnalyzer(r, prefix="pn:")
     for i in range(8):
         url, html = prose_page(i)
-        sa.process_doc(analyze(html, url=url, classifier=per_page))
+        process_doc(sa, analyze(html, url=url, classifier=per_page))
     url, html = release_page(8)
-    targets = {t for t, _ in sa.process_doc(analyze(html, url=url, classifier=per_page)).edges}
+    targets = {t for t, _ in process_doc(sa, analyze(html, url=url, classifier=per_page)).edges}
     assert f"{HOST}/release-major.html" in targets
     assert not targets & {f"{HOST}/up.html", f"{HOST}/index.html", f"{HOST}/prev-release-{WORDS[8]}.html"}

@@ -6,6 +6,7 @@ the candidate on the path to the page's content."""
 
 from __future__ import annotations
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitedecide import main_region
@@ -43,8 +44,8 @@ def paragraphs_only(blocks):
 def test_a_described_link_list_in_the_pages_own_region_counts_on_a_warm_host(r):
     sa = SiteAnalyzer(r, prefix="db:")
     for i in range(6):
-        sa.process_doc(analyze(prose(i), url=f"{HOST}/s{i}.html", classifier=paragraphs_only))
-    d = sa.process_doc(analyze(described_toc(), url=f"{HOST}/reference.html", classifier=paragraphs_only))
+        process_doc(sa, analyze(prose(i), url=f"{HOST}/s{i}.html", classifier=paragraphs_only))
+    d = process_doc(sa, analyze(described_toc(), url=f"{HOST}/reference.html", classifier=paragraphs_only))
     targets = {t for t, _ in d.edges}
     assert {f"{HOST}/ref/{k}.html" for k in range(30)} <= targets
     assert not targets & {f"{HOST}/{s}.html" for s in ("prev", "up", "home", "next")}
@@ -66,8 +67,8 @@ def test_a_table_of_contents_beside_the_one_table_the_classifier_kept_counts_on_
     too thin to narrow its region to the table, so the contents' links count."""
     sa = SiteAnalyzer(r, prefix="ch:")
     for i in range(6):
-        sa.process_doc(analyze(prose(i), url=f"{HOST}/s{i}.html", classifier=paragraphs_only))
-    d = sa.process_doc(analyze(chapter(), url=f"{HOST}/chapter.html", classifier=paragraphs_only))
+        process_doc(sa, analyze(prose(i), url=f"{HOST}/s{i}.html", classifier=paragraphs_only))
+    d = process_doc(sa, analyze(chapter(), url=f"{HOST}/chapter.html", classifier=paragraphs_only))
     targets = {t for t, _ in d.edges}
     toc = {f"{HOST}/c/{k}.html" for k in range(8)} | {f"{HOST}/c/{k}-{m}.html" for k in range(8) for m in range(5)}
     assert toc <= targets
@@ -128,7 +129,7 @@ def columns(i: int) -> str:
 def test_one_region_key_twice_on_a_page_resolves_to_the_candidate_holding_the_content(r):
     sa = SiteAnalyzer(r, prefix="nd:")
     for i in range(6):
-        d = sa.process_doc(analyze(columns(i), url=f"{HOST}/api/m{i}.html"))
+        d = process_doc(sa, analyze(columns(i), url=f"{HOST}/api/m{i}.html"))
     targets = {t for t, _ in d.edges}
     assert targets == {f"{HOST}/api/m6.html", f"{HOST}/api/m7.html"}
 
@@ -170,11 +171,11 @@ def test_a_page_decided_on_its_own_region_moves_to_the_hosts_once_the_host_confi
     its region asked again as the host grows, and its lists in the host's main region then count."""
     sa = SiteAnalyzer(r, prefix="st:")
     for i in range(3):
-        sa.process_doc(analyze(other(i), url=f"{HOST}/o{i}.html", classifier=no_lists))
-    first = sa.process_doc(analyze(sitemap(), url=f"{HOST}/map.html", classifier=no_lists))
+        process_doc(sa, analyze(other(i), url=f"{HOST}/o{i}.html", classifier=no_lists))
+    first = process_doc(sa, analyze(sitemap(), url=f"{HOST}/map.html", classifier=no_lists))
     listed = {f"{HOST}/map/{g}-{k}.html" for g in range(3) for k in range(6)}
     assert not listed & {t for t, _ in first.edges}  # its own region (div.a) holds none of them
     for i in range(12):
-        sa.process_doc(analyze(normal(i), url=f"{HOST}/n{i}.html", classifier=no_lists))
+        process_doc(sa, analyze(normal(i), url=f"{HOST}/n{i}.html", classifier=no_lists))
     redone = dict(sa.take_repush())
     assert listed <= {t for t, _ in redone[f"{HOST}/map.html"]}

@@ -2,6 +2,7 @@
 
 import pytest
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 
@@ -41,7 +42,7 @@ def run(r, n: int = 6, **kw):
     for i in range(n):
         url, html = page(i)
         doc = analyze(html, url=url)
-        decisions.append((doc, sa.process_doc(doc)))
+        decisions.append((doc, process_doc(sa, doc)))
     return sa, decisions
 
 
@@ -76,11 +77,11 @@ def test_warmup_reweighs_earlier_pages_and_repushes_them(r):
     sa = SiteAnalyzer(r, prefix="t:", min_pages=3, scope="non-template")
     for i in range(2):
         url, html = page(i)
-        cold = sa.process_doc(analyze(html, url=url))
+        cold = process_doc(sa, analyze(html, url=url))
         assert not cold.warm and template_urls() <= {t for t, _ in cold.edges}
     assert sa.take_repush() == []
     url, html = page(2)
-    assert sa.process_doc(analyze(html, url=url)).warm
+    assert process_doc(sa, analyze(html, url=url)).warm
     repush = dict(sa.take_repush())
     assert sorted(repush) == [page(0)[0], page(1)[0]]
     early = {t for t, _ in repush[page(0)[0]]}
@@ -96,7 +97,7 @@ def test_a_template_found_later_is_removed_from_remembered_pages(r):
         url, html = page(i)
         if i >= 1:
             html = html.replace("<footer>", box + "<footer>")
-        d = sa.process_doc(analyze(html, url=url))
+        d = process_doc(sa, analyze(html, url=url))
     promo = {f"{HOST}/promo/{x}" for x in "abc"}
     assert not promo & {t for t, _ in d.edges}
     repushed = dict(sa.take_repush())
@@ -112,7 +113,7 @@ def test_reprocessing_is_idempotent(r):
     snapshot = state_snapshot(r)
     for i in range(5):
         url, html = page(i)
-        sa.process_doc(analyze(html, url=url))
+        process_doc(sa, analyze(html, url=url))
     assert state_snapshot(r) == snapshot
     assert int(r.hget(f"t:site:{{{HOST}}}:m", "n")) == 5
 
@@ -135,10 +136,10 @@ def test_lexical_reweighs_stand_in_when_target_arrives(r):
     sa = SiteAnalyzer(r, prefix="t:", weighting="lexical", min_pages=10, alpha=0.05)
     for i in range(2):
         url, html = page(i)
-        sa.process_doc(analyze(html, url=url))
+        process_doc(sa, analyze(html, url=url))
     assert page(1)[0] in {p.facts.url for p in sa.recent.pages.values() if page(2)[0] in p.pending}
     url, html = page(2)
-    sa.process_doc(analyze(html, url=url))
+    process_doc(sa, analyze(html, url=url))
     pending = sa.recent.get(page(1)[0]).pending
     assert page(2)[0] not in pending and page(3)[0] in pending  # its link to page 2 re-weighed with page 2's vector
 
@@ -147,10 +148,10 @@ def test_duplicate_page_keeps_no_link_its_canonical_page_has(r):
     sa = SiteAnalyzer(r, prefix="t:")
     _, html = page(1)
     html = html.replace('href="/', f'href="{HOST}/')  # absolute links: a mirror links the same targets
-    assert sa.process_doc(analyze(html, url=f"{HOST}/story/1")).edges
-    dup = sa.process_doc(analyze(html.replace("<header>", "<header><p>Mirror</p>"), url="http://mirror.test/s1"))
+    assert process_doc(sa, analyze(html, url=f"{HOST}/story/1")).edges
+    dup = process_doc(sa, analyze(html.replace("<header>", "<header><p>Mirror</p>"), url="http://mirror.test/s1"))
     assert dup.duplicate and dup.edges == []
-    again = sa.process_doc(analyze(html, url=f"{HOST}/story/1"))  # the canonical page re-crawled
+    again = process_doc(sa, analyze(html, url=f"{HOST}/story/1"))  # the canonical page re-crawled
     assert not again.duplicate and again.edges
 
 
@@ -160,13 +161,13 @@ def test_copy_in_another_folder_keeps_the_links_into_its_own_copies(r):
     links (another process decided it) a near-duplicate keeps none."""
     sa = SiteAnalyzer(r, prefix="t:")
     html = page(1)[1].replace('href="/story/', 'href="../story/')
-    canonical = sa.process_doc(analyze(html, url=f"{HOST}/en/story/1"))
-    copy = sa.process_doc(analyze(html, url=f"{HOST}/de/story/1"))
+    canonical = process_doc(sa, analyze(html, url=f"{HOST}/en/story/1"))
+    copy = process_doc(sa, analyze(html, url=f"{HOST}/de/story/1"))
     assert copy.duplicate and not canonical.duplicate
     assert {t for t, _ in copy.edges} == {f"{HOST}/de/story/2", f"{HOST}/de/story/3"}
     assert {t for t, _ in canonical.edges} == {f"{HOST}/en/story/2", f"{HOST}/en/story/3"}
     other = SiteAnalyzer(r, prefix="t:")  # knows no page: the canonical page's links are unknown
-    third = other.process_doc(analyze(html, url=f"{HOST}/fr/story/1"))
+    third = process_doc(other, analyze(html, url=f"{HOST}/fr/story/1"))
     assert third.duplicate and third.edges == []
 
 
@@ -180,7 +181,7 @@ def test_declared_language_versions_are_never_near_duplicates(r):
     for order in (("en", "de"), ("de", "en")):
         sa = SiteAnalyzer(r, prefix=f"t:{order[0]}:")
         for lang in order:
-            d = sa.process_doc(analyze(shared, url=f"{HOST}/{lang}/story/1"))
+            d = process_doc(sa, analyze(shared, url=f"{HOST}/{lang}/story/1"))
             assert not d.duplicate
             assert {t for t, _ in d.edges} == {f"{HOST}/{lang}/story/2", f"{HOST}/{lang}/story/3", f"{HOST}/glossary"}
 
@@ -189,12 +190,12 @@ def test_a_copy_found_after_its_canonical_page_left_the_window_still_keeps_its_o
     """The canonical page's link targets outlive the re-decision window (``remember``)."""
     sa = SiteAnalyzer(r, prefix="t:", remember=2)
     html = page(1)[1].replace('href="/story/', 'href="../story/')
-    sa.process_doc(analyze(html, url=f"{HOST}/en/story/1"))
+    process_doc(sa, analyze(html, url=f"{HOST}/en/story/1"))
     for i in range(5, 9):
         story, html_i = page(i)
-        sa.process_doc(analyze(html_i, url=story))
+        process_doc(sa, analyze(html_i, url=story))
     assert f"{HOST}/en/story/1" not in sa.recent
-    copy = sa.process_doc(analyze(html, url=f"{HOST}/de/story/1"))
+    copy = process_doc(sa, analyze(html, url=f"{HOST}/de/story/1"))
     assert copy.duplicate and {t for t, _ in copy.edges} == {f"{HOST}/de/story/2", f"{HOST}/de/story/3"}
 
 
@@ -204,7 +205,7 @@ def test_bad_options_and_missing_url(r):
     with pytest.raises(ValueError, match="unknown link scope"):
         SiteAnalyzer(r, scope="some")
     with pytest.raises(ValueError, match="URL"):
-        SiteAnalyzer(r).process_doc(analyze(page(0)[1]))
+        process_doc(SiteAnalyzer(r), analyze(page(0)[1]))
 
 
 def related_page(i: int) -> tuple[str, str]:
@@ -225,7 +226,7 @@ def test_recurring_link_list_is_template_but_recurring_prose_is_not(r):
     for i in range(6):
         url, html = related_page(i)
         doc = analyze(html, url=url)
-        decision = sa.process_doc(doc)
+        decision = process_doc(sa, doc)
     flagged = {links_of(doc)[j].url for j in decision.template_links}
     assert flagged == {f"{HOST}/story/{50 + k}" for k in range(3)}
     assert {t for t, _ in decision.edges} == {f"{HOST}/cite/{k}" for k in (5, 6, 7)}
@@ -251,18 +252,18 @@ def test_a_list_unique_to_the_page_is_content_and_the_nav_list_is_not(r):
     sa = SiteAnalyzer(r, prefix="t:")
     for i in range(5):
         story, html_i = page(i)
-        sa.process_doc(analyze(html_i, url=story, classifier="cleaneval"))
-    d = sa.process_doc(analyze(html, url=url, classifier="cleaneval"))
+        process_doc(sa, analyze(html_i, url=story, classifier="cleaneval"))
+    d = process_doc(sa, analyze(html, url=url, classifier="cleaneval"))
     assert {t for t, _ in d.edges} == toc  # kept: no other page of the host has it; nav and footer: template
 
 
 def test_index_page_decided_cold_is_repushed_with_its_list_once_the_host_is_warm(r):
     sa = SiteAnalyzer(r, prefix="t:")
     url, html = index_page()
-    assert sa.process_doc(analyze(html, url=url, classifier="cleaneval")).edges == []
+    assert process_doc(sa, analyze(html, url=url, classifier="cleaneval")).edges == []
     for i in range(3):
         story, html_i = page(i)
-        sa.process_doc(analyze(html_i, url=story, classifier="cleaneval"))
+        process_doc(sa, analyze(html_i, url=story, classifier="cleaneval"))
     repush = dict(sa.take_repush())
     assert {t for t, _ in repush[url]} == {f"{HOST}/story/{k}" for k in range(100, 130)}
 
@@ -275,14 +276,14 @@ def test_a_list_template_on_a_small_host_counts_again_once_the_host_outgrows_it(
     url, html = index_page()
     second = f"{HOST}/all"
     story, html_0 = page(0)
-    sa.process_doc(analyze(html_0, url=story))
-    sa.process_doc(analyze(html, url=url))
-    warm = sa.process_doc(analyze(html, url=second))
+    process_doc(sa, analyze(html_0, url=story))
+    process_doc(sa, analyze(html, url=url))
+    warm = process_doc(sa, analyze(html, url=second))
     assert not {t for t, _ in warm.edges} & toc
     sa.take_repush()
     for i in range(1, 21):
         story, html_i = page(i)
-        sa.process_doc(analyze(html_i, url=story))
+        process_doc(sa, analyze(html_i, url=story))
     repush = dict(sa.take_repush())
     assert {t for t, _ in repush[url]} == toc and {t for t, _ in repush[second]} == toc
 
@@ -292,7 +293,7 @@ def test_links_to_the_page_itself_are_not_edges(r):
     html = html.replace("</article>", f'<p>Jump to <a href="#part2">part two</a>, or <a href="{url}">reload</a>, '
                                       f'or <a href="/story/3#comments">read the comments</a>.</p></article>')
     for sa in (SiteAnalyzer(r, prefix="t:", scope="all"), SiteAnalyzer(r, prefix="t2:", scope="content")):
-        d = sa.process_doc(analyze(html, url=url))
+        d = process_doc(sa, analyze(html, url=url))
         assert url not in {t for t, _ in d.edges} and d.edges
 
 
@@ -300,6 +301,6 @@ def test_repeated_links_count_once_unless_summed(r):
     url, html = page(3)
     html = html.replace("</article>", '<p>Again: <a href="/story/4">story four</a> and '
                                       '<a href="/story/4">the same story</a>.</p></article>')
-    once = dict(SiteAnalyzer(r, prefix="t:", scope="all").process_doc(analyze(html, url=url)).edges)
-    summed = dict(SiteAnalyzer(r, prefix="t2:", scope="all", sum_repeated=True).process_doc(analyze(html, url=url)).edges)
+    once = dict(process_doc(SiteAnalyzer(r, prefix="t:", scope="all"), analyze(html, url=url)).edges)
+    summed = dict(process_doc(SiteAnalyzer(r, prefix="t2:", scope="all", sum_repeated=True), analyze(html, url=url)).edges)
     assert once[f"{HOST}/story/4"] == 1.0 and summed[f"{HOST}/story/4"] == 3.0

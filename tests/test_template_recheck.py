@@ -3,6 +3,7 @@ of the host; once the host has grown past it, its pages get their links back (pa
 
 import numpy as np
 
+from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.pagering import HOSTS_KEPT, RecentPages, Remembered
@@ -34,7 +35,7 @@ def test_links_of_a_block_that_stopped_recurring_come_back_while_the_pages_are_r
     edges = {}
     pages = [page(i, "en", True) for i in range(10)] + [page(i, "fr", False) for i in range(10, 50)]
     for url, html in pages:
-        edges[url] = {t for t, _ in sa.process_doc(analyze(html, url=url)).edges}
+        edges[url] = {t for t, _ in process_doc(sa, analyze(html, url=url)).edges}
         edges.update({u: {t for t, _ in e} for u, e in sa.take_repush()})
     bugs = [f"{HOST}/bugs/{i}.html" in edges[f"{HOST}/en/{i}.html"] for i in range(10)]
     assert all(bugs), bugs  # on 10 of 50 pages: no template (share 0.4), the box's links count
@@ -44,7 +45,7 @@ def crawl(sa: SiteAnalyzer, pages: list[tuple[str, str]]) -> dict[str, set[str]]
     """Each page's stored edge targets: its decision, then the re-pushes."""
     edges: dict[str, set[str]] = {}
     for url, html in pages:
-        edges[url] = {t for t, _ in sa.process_doc(analyze(html, url=url)).edges}
+        edges[url] = {t for t, _ in process_doc(sa, analyze(html, url=url)).edges}
         edges.update({u: {t for t, _ in e} for u, e in sa.take_repush()})
     return edges
 
