@@ -123,7 +123,6 @@ RULES: dict[str, Classifier] = {
 }
 CLASSIFIERS: dict[str, Classifier] = {**RULES, "trained": trained}
 FILTERS: dict[str, Filter] = {"largest": largest_content, "main": main_content}
-DEFAULT_CLASSIFIER = "trained"
 
 
 def get_classifier(name: str) -> Classifier:
@@ -132,18 +131,3 @@ def get_classifier(name: str) -> Classifier:
         return CLASSIFIERS[name]
     except KeyError:
         raise ValueError(f"unknown classifier {name!r} (one of {', '.join(sorted(CLASSIFIERS))})") from None
-
-
-def classify(blocks: list[TextBlock], spec: str | Classifier | None = None, title: str = "") -> np.ndarray:
-    """bool[n] is-content for ``blocks`` by a classifier spec (``"name[+filter]"``) or callable."""
-    if not blocks:
-        return np.zeros(0, dtype=bool)
-    if callable(spec):
-        return np.asarray(spec(blocks), dtype=bool)
-    name, _, filt = (spec or DEFAULT_CLASSIFIER).partition("+")
-    result = np.asarray(get_classifier(name)(blocks), dtype=bool)
-    if filt:
-        if filt not in FILTERS:
-            raise ValueError(f"unknown filter {filt!r} (one of {', '.join(FILTERS)})")
-        result = FILTERS[filt](blocks, result, title)
-    return result

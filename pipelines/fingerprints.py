@@ -83,9 +83,3 @@ def fingerprint_keys(texts: list[str]) -> list[int]:
         norm = " ".join(words)
         keys.append(int.from_bytes(hashlib.sha1(norm.encode()).digest()[:8], "big") >> 1 if norm not in NO_KEY else 0)
     return keys
-
-
-def frequent(counts: dict[str, int], n_pages: int, share: float, min_count: int = 2) -> set[str]:
-    """Fingerprints occurring on at least max(min_count, share·n_pages) pages of a host."""
-    floor = max(min_count, share * n_pages)
-    return {f for f, c in counts.items() if c >= floor}

@@ -79,12 +79,6 @@ def weighted_similarity(p: Mapping[str, Mapping[str, float]], q: Mapping[str, Ma
     return total
 
 
-def similarity(p: Mapping[str, Mapping[str, int]], q: Mapping[str, Mapping[str, int]],
-               df: Mapping[str, int], n_docs: int) -> float:
-    """sim(P, Q), Eq. 4."""
-    return weighted_similarity(weighted(p, df, n_docs), weighted(q, df, n_docs))
-
-
 def vocabulary(tfs: Mapping[str, Mapping[str, int]]) -> set[str]:
     """Terms of a page that count towards document frequencies."""
     return {t for pos in tfs.values() for t in pos}

@@ -5,7 +5,7 @@ terms within its block class) divided by ln n_C, its largest possible value, so 
 ≈ 0 for template blocks (same terms on every page), ≈ 1 for text unique to the page. Classes with
 fewer than β = 8 blocks carry no evidence yet and weigh 1 (the §5.5 fallback, taken as neutral).
 The terms of a block are a consistent sample (``pagefacts.sampled_terms``); n_C and n_{t,C} come
-from the host's class sketch. ``lexical``: Zhang et al.'s CLP filter (``lexical.similarity`` >
+from the host's class sketch. ``lexical``: Zhang et al.'s CLP filter (``lexical.weighted_similarity`` >
 alpha keeps a link, weight 1); a target not crawled yet stands in with its anchor and block, and
 the link is re-weighed when the target arrives. Links whose weight is ≤ the mode's floor are
 dropped (None).
@@ -19,7 +19,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rankcrawl.pipelines.blockclasses import BETA
 from rankcrawl.pipelines.lexical import stand_in, vocabulary, weighted, weighted_similarity
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitestate import mix64, typed_keys
@@ -27,6 +26,8 @@ from rankcrawl.pipelines.sitestate import mix64, typed_keys
 MODES = ("uniform", "block", "lexical")
 SCOPES = ("content", "non-template", "all")
 BLOCK_FLOOR = 0.05
+BETA = 8
+"""β: a block class with fewer blocks carries no evidence yet (Oliveira §5.5)."""
 Vector = dict[str, dict[str, int]]
 
 

@@ -26,7 +26,6 @@ per page (``sitestate``): 4 hash fields per canonical page.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -53,8 +52,3 @@ def signature(text: str, title: str = "") -> list[int]:
     bands[:, 1] = title_key(title)
     bands[:, 2:] = sketch.reshape(BANDS, rows)
     return [int(v) for v in combine(bands)]
-
-
-def near_duplicates(a: Sequence[int], b: Sequence[int]) -> bool:
-    """Whether two signatures share a band."""
-    return bool(a) and bool(b) and any(x == y for x, y in zip(a, b))

@@ -7,8 +7,7 @@ trees padded to complete binary trees of one depth D (a leaf above depth D becom
 always-left nodes), so inference walks every tree for every row at once, one level per step:
 ``node = 2 * node + 1 + (x[feature[node]] > threshold[node])`` — D array steps, no Python loop
 over rows, trees or nodes; where the optional extension was built the walk is compiled
-(``_treewalk``), with the same leaves. ``reference_decision`` is the plain per-row,
-per-node traversal the tests compare both with.
+(``_treewalk``), with the same leaves.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ class TreeEnsemble:
     threshold_proba: float
     features: tuple[str, ...]
     float32: bool            # compare features rounded to float32 (scikit-learn's GradientBoosting)
-    nodes: dict              # the node arrays as stored (for reference_decision)
+    nodes: dict              # the node arrays as stored
 
     @classmethod
     def from_json(cls, data: dict) -> TreeEnsemble:
@@ -123,21 +122,6 @@ class TreeEnsemble:
     def decision(self, x: np.ndarray) -> np.ndarray:
         """Raw log-odds per row of ``x``: its leaf in every tree, the leaf values summed."""
         return self.bias + self.learning_rate * self.leaf_value.ravel()[self.leaves(x)].sum(axis=1)
-
-    def reference_decision(self, x: np.ndarray) -> np.ndarray:
-        """The same log-odds by walking each stored tree node by node for each row (slow; for tests)."""
-        x = self._inputs(x)
-        nd = self.nodes
-        out = np.full(x.shape[0], self.bias)
-        for i, row in enumerate(x):
-            total = 0.0
-            for root in nd["roots"]:
-                k = int(root)
-                while nd["left"][k] >= 0:
-                    k = int(nd["left"][k] if row[nd["feature"][k]] <= nd["threshold"][k] else nd["right"][k])
-                total += nd["value"][k]
-            out[i] += self.learning_rate * total
-        return out
 
     def proba(self, x: np.ndarray) -> np.ndarray:
         """P(positive) per row."""

@@ -5,7 +5,7 @@ import math
 import pytest
 from lxml import html
 
-from rankcrawl.pipelines.blockclasses import (
+from bench.blockclasses import (
     ClassStats,
     average_icf,
     labels,

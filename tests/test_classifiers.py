@@ -7,9 +7,11 @@ import pytest
 
 from rankcrawl.pipelines.classifiers import (
     CLASSIFIERS,
-    classify,
+    FILTERS,
+    Classifier,
     cleaneval,
     densitometric,
+    get_classifier,
     largest_content,
     main_content,
     min_words,
@@ -100,6 +102,21 @@ def test_main_content_cuts_before_the_title_and_after_comments() -> None:
     out = main_content(blocks, is_content, "Storm hits the coast today | Daily Planet")
     assert out.tolist() == [False, True, True, False, False]
     assert largest_content(blocks, is_content).tolist() == [True, False, False, False, False]
+
+
+def classify(blocks: list[TextBlock], spec: str | Classifier, title: str = "") -> np.ndarray:
+    """bool[n] is-content for ``blocks`` by a classifier spec (``"name[+filter]"``) or callable."""
+    if not blocks:
+        return np.zeros(0, dtype=bool)
+    if callable(spec):
+        return np.asarray(spec(blocks), dtype=bool)
+    name, _, filt = spec.partition("+")
+    result = np.asarray(get_classifier(name)(blocks), dtype=bool)
+    if filt:
+        if filt not in FILTERS:
+            raise ValueError(f"unknown filter {filt!r} (one of {', '.join(FILTERS)})")
+        result = FILTERS[filt](blocks, result, title)
+    return result
 
 
 def test_registry_and_specs() -> None:

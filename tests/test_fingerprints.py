@@ -1,6 +1,7 @@
 """Normalised segment fingerprints (Kohlschütter §4.3.3)."""
 
-from rankcrawl.pipelines.fingerprints import fingerprint, fingerprint_key, fingerprint_keys, frequent, normalize
+from rankcrawl.pipelines.fingerprints import fingerprint, fingerprint_key, fingerprint_keys, normalize
+from rankcrawl.pipelines.sitedecide import recurrence_floor
 
 
 def test_case_and_punctuation():
@@ -34,6 +35,11 @@ def test_a_bare_url_or_number_has_no_key_but_words_beside_a_url_do():
 def test_different_text_differs_and_is_sha1():
     assert fingerprint("subscribe to our newsletter") != fingerprint("the council voted today")
     assert len(fingerprint("x")) == 40
+
+
+def frequent(counts: dict[str, int], n_pages: int, share: float) -> set[str]:
+    """Fingerprints on at least ``recurrence_floor`` pages of a host."""
+    return {f for f, c in counts.items() if c >= recurrence_floor(n_pages, share)}
 
 
 def test_frequent_threshold():

@@ -4,7 +4,12 @@ import math
 
 import pytest
 
-from rankcrawl.pipelines.lexical import cosine, position_tfs, similarity, stand_in, tfidf
+from rankcrawl.pipelines.lexical import cosine, position_tfs, stand_in, tfidf, weighted, weighted_similarity
+
+
+def similarity(p: dict[str, dict[str, int]], q: dict[str, dict[str, int]], df: dict[str, int], n_docs: int) -> float:
+    """sim(P, Q), Eq. 4, of two pages' position term frequencies."""
+    return weighted_similarity(weighted(p, df, n_docs), weighted(q, df, n_docs))
 
 
 def test_positions():

@@ -4,10 +4,15 @@ import random
 
 from bench.site_documents import process_doc
 from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.neardup import MIN_TOKENS, near_duplicates, signature
+from rankcrawl.pipelines.neardup import MIN_TOKENS, signature
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 
 WORDS = [f"word{i}" for i in range(2000)]
+
+
+def near_duplicates(a: list[int], b: list[int]) -> bool:
+    """Whether two signatures share a band."""
+    return bool(a) and bool(b) and any(x == y for x, y in zip(a, b))
 
 
 def text(seed: int, n: int = 300) -> str:

@@ -19,7 +19,6 @@ from rankcrawl.ranker.store.corrupt import CorruptValue, parse_float, parse_text
 from rankcrawl.ranker.store.epochs import MANIFEST, Published, alive, current, get_many, manifest, vector_of
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.settings.keys import DEFAULT_PREFIX
-from rankcrawl.settings.urls import normalize_url, split_url
 
 ATTEMPTS = 5
 CACHE_SIZE = 100_000
@@ -48,7 +47,6 @@ class RankQueries:
         self.refresh = refresh
         self._cached_epoch: int | None = None
         self._checked = -math.inf
-        self._host_ranks: dict[str, float] = {}
         self._page_ranks: dict[str, float | None] = {}
 
     def epoch(self) -> int | None:
@@ -188,15 +186,8 @@ class RankQueries:
             self._checked = now
             if epoch != self._cached_epoch:
                 self._cached_epoch = epoch
-                self._host_ranks = dict(self.top_hosts(1 << 62)) if epoch is not None else {}
                 self._page_ranks = {}
         return self._cached_epoch
-
-    def host_rank(self, host: str) -> float | None:
-        """Summed rank of a host (a URL or ``scheme://host[:port]``), cached per epoch."""
-        self._epoch_cached()
-        url = normalize_url(host)
-        return self._host_ranks.get(split_url(url)[0]) if url else None
 
     def page_rank(self, url: str) -> float | None:
         """Rank of one page, cached per epoch."""
