@@ -72,7 +72,7 @@ class FocusedSpider(scrapy.Spider):
     custom_settings: dict[str, Any] | None = {"CONCURRENT_ITEMS": 1}
     """Its callbacks and the follow middleware yield requests only, each scheduled at once: Scrapy's
     CONCURRENT_ITEMS slots are idle asyncio tasks (100 per response by default) held while the page
-    is analysed, and on the real sites their garbage collection was a quarter of the crawl process's CPU."""
+    is analysed, and their garbage collection costs the crawl process CPU (docs/BENCHMARKS.md)."""
     allowed_domains: list[str]
     config: RankcrawlConfig
     plain_budget: PageBudget | None

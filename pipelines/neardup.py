@@ -1,9 +1,9 @@
 """Near-duplicate pages: min-hash of the page's whole main text (SPEC §2.6).
 
 Kohlschütter 2011, §4.2.5 (after Chakrabarti et al.) takes 8 min-hashes of the 6-token shingles of
-the largest text segment and calls two pages near-duplicates when ≥ 50 % of them agree. On real
-sites that gives false positives: two distinct reference pages that share one long section
-(an options list) agree on the largest segment. Here the shingles are those of the page's whole
+the largest text segment and calls two pages near-duplicates when ≥ 50 % of them agree. That gives
+false positives: two distinct reference pages that share one long section (an options list) agree
+on the largest segment. Here the shingles are those of the page's whole
 main text (every content block), and the decision is banded (LSH): N_FINGERPRINTS = 24 min-hashes
 in BANDS = 4 bands of 6; two pages are near-duplicates when one band agrees entirely. With main-text
 Jaccard similarity J that happens with probability 1 − (1 − J⁶)⁴: 0.99 at J = 0.95, 0.70 at

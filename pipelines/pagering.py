@@ -20,9 +20,9 @@ A page's age is counted in its own host's pages, as only they change the evidenc
 with, plus the pages decided since its host's last one (a host that stopped growing has nothing
 left to tell its pages). A page leaves once its age reaches ``capacity``: each host keeps its last
 ``capacity`` pages whatever the other hosts crawled at the same time do, so the edges a host's pages
-end with do not depend on how the crawl interleaved it with others (with a window shared by all
-hosts, the nine real sites crawled together left apache's first pages ~200 of its pages later, while
-the template statuses they were decided with flipped up to ~600 pages later, in some orders only).
+end with do not depend on how the crawl interleaved it with others (with one window shared by all
+hosts, a host's first pages can leave long before the template statuses they were decided with
+settle, in some crawl orders only).
 Beyond ``HOSTS_KEPT`` hosts' worth of pages (many hosts growing at once) the oldest page leaves
 (the globally oldest among equals). Pages out of the window, or decided by another process, keep
 their edges (bounded memory; a restart forgets the window).

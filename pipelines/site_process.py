@@ -1,8 +1,7 @@
 """The site-level step (``SiteAnalyzer``) off the crawl process's GIL (SPEC §2.7).
 
-In a thread of the crawl process the site-level step competed with the reactor for the GIL: on the
-demo web a page's 3 ms of site-level CPU took 16 ms of wall time, one page after another, and that
-thread paced the whole crawl. ``SiteProcess`` runs the crawl's one ``SiteAnalyzer`` in a worker
+A thread of the crawl process would compete with the reactor for the GIL, and its wall time per page
+would pace the whole crawl. ``SiteProcess`` runs the crawl's one ``SiteAnalyzer`` in a worker
 process of its own (``forkserver``, like the analysis workers), which receives each page's
 ``PageFacts`` and returns its ``PageResult``; one process, fed in submission order, so each host's
 pages are decided in the order their facts arrived, as in the thread. Only our own dataclasses cross

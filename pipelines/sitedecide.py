@@ -19,10 +19,10 @@ every page too — the unit of a template is the list, Bar-Yossef's pagelet); a 
 On a warm host the site evidence also decides for the links inside the page's main region: every
 link there that is no template of its host — a table of contents, an index, a listing, an entry of a
 described list (DocBook's ``<dt><a>ABORT</a></dt><dd>…</dd>``) — is content whatever the per-page
-classifier (which sees one page and finds link-dense blocks boilerplate-like) made of its block (on
-the real sites it misjudges short pages' paragraphs, signatures and definition lists). On a warm host the per-link model's
+classifier (which sees one page and finds link-dense blocks boilerplate-like) made of its block (it
+misjudges short pages' paragraphs, signatures and definition lists). On a warm host the per-link model's
 verdict gives way to the host's evidence too: every non-template link of a block the per-page
-classifier kept counts (on the real sites the model drops inline and listed links of content
+classifier kept counts (the model drops inline and listed links of content
 blocks that the host's evidence shows are no template). The main region is the host's: of the
 page's candidate regions (``pagefacts.region_chain`` and its shallow elements) the deepest that is
 the main region of ≥ REGION_SHARE of the host's pages (``rg`` keys; by either name of a region
