@@ -1,4 +1,4 @@
-"""Redirects become aliases in the graph (SPEC §2.7, issue 10): links to them count for the target.
+"""Redirects become aliases in the graph (SPEC §2.7): links to them count for the target.
 
 Two downloader middlewares (set by the add-on) see each redirect before Scrapy follows it — also
 when the dupefilter then drops the redirected request because the target was fetched already
