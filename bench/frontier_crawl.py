@@ -5,7 +5,7 @@ The sites of bench/realsites.py are served through bench/realcrawl.py's proxy; e
 share of the reachable pages, a fresh Valkey, and ``-s RANKCRAWL_FRONTIER=<name>``. The order is
 what the server served (the first 200 answer of each page), so it is the crawl's real order with
 its concurrency; importance = PageRank of the gold content graph (as bench/frontier_sim.real_web).
-"FIFO frontier" is the ``static`` frontier with ranks never read (RANKCRAWL_RANK_REFRESH=1e6).
+``fifo`` is the ``static`` frontier with ranks never read (RANKCRAWL_RANK_REFRESH=1e6): the FIFO frontier.
 With ``--processes 2`` each run is ``RANKCRAWL_DISTRIBUTED`` with two crawl processes sharing one
 Redis frontier (the budget split between them). Plain Scrapy (bench/plainspider.py, its LIFO
 default) runs too, for the order and for pages/s.
@@ -14,6 +14,7 @@ default) runs too, for the order and for pages/s.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from bench.frontier_sim import SimWeb, mass_curve, oracle
 from bench.realrun import RANKCRAWL, ROOT, CrawlRun, fresh_valkey, run_crawl
 from bench.realserver import ProxyServer
 from bench.realsites import Web
+from bench.report import markdown_table, write_section
 
 FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False", "CONCURRENT_REQUESTS_PER_DOMAIN": "8",
         "RANKCRAWL_SSRF_FAIL_OPEN": "True", "LOG_LEVEL": "INFO"}
@@ -33,8 +35,10 @@ RUNS = {
     "inlinks": {"RANKCRAWL_FRONTIER": "inlinks"},
     "breadth-first": {"RANKCRAWL_FRONTIER": "breadth-first"},
     "static": {"RANKCRAWL_FRONTIER": "static", "RANKCRAWL_RANK_REFRESH": "0.5"},
-    "FIFO frontier (static, ranks never read)": {"RANKCRAWL_FRONTIER": "static", "RANKCRAWL_RANK_REFRESH": "1000000"},
+    "fifo": {"RANKCRAWL_FRONTIER": "static", "RANKCRAWL_RANK_REFRESH": "1000000"},
 }
+FIFO = "fifo"
+"""The FIFO frontier of the issue's yardstick: the static priorities with ranks never read."""
 
 
 def served_order(run: CrawlRun, web: Web, index: dict[str, int]) -> list[int]:
@@ -72,7 +76,9 @@ def crawl_orders(web: Web, sim: SimWeb, urls: list[str], seeds: list[str], budge
                 else:
                     run = parallel_runs(name, cmd, processes, proxy, timeout, work / f"{len(out)}")
                 out[name] = (served_order(run, web, index), run)
-                print(f"{name}: {len(out[name][0])} pages in {run.wall:.0f} s", flush=True)
+                print(f"{name}: {len(out[name][0])} pages in {run.wall:.0f} s; mass at 5/15/30 %: "
+                      + " ".join(f"{m:.3f}" for m in mass_curve(sim, out[name][0], [round(f * sim.n) for f in (0.05, 0.15, 0.3)])),
+                      flush=True)
             finally:
                 server.stop()
     return out
@@ -80,8 +86,6 @@ def crawl_orders(web: Web, sim: SimWeb, urls: list[str], seeds: list[str], budge
 
 def parallel_runs(name: str, cmd: list[str], processes: int, proxy: ProxyServer, timeout: float, log: Path) -> CrawlRun:
     """``processes`` copies of ``cmd`` at once, each through the proxy; their served requests as one run."""
-    import os
-
     env = {**os.environ, "http_proxy": proxy.url, "https_proxy": proxy.url,
            "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
     start, t0 = len(proxy.log), time.monotonic()
@@ -115,11 +119,27 @@ def main(argv: list[str] | None = None) -> None:
     orders = crawl_orders(web, sim, urls, [s.seed for s in sites], max(ks), args.frontiers.split(","), args.processes,
                           not args.no_plain, args.timeout)
     best = mass_curve(sim, oracle(sim, max(ks)), ks)
-    print("frontier\t" + "\t".join(f"{f:.0%}" for f in fractions) + "\tpages/s")
-    print("oracle\t" + "\t".join(f"{m:.3f}" for m in best))
-    for name, (order, run) in orders.items():
-        print(name + "\t" + "\t".join(f"{m:.3f}" for m in mass_curve(sim, order, ks)) + f"\t{run.pages_per_second(web):.1f}")
-
+    fifo_name = FIFO
+    curves = {name: mass_curve(sim, order, ks) for name, (order, _run) in orders.items()}
+    mid = fractions.index(0.15) if 0.15 in fractions else len(fractions) // 2
+    plain_rate = orders["plain Scrapy (LIFO)"][1].pages_per_second(web) if "plain Scrapy (LIFO)" in orders else float("nan")
+    rows = [["oracle (pages by importance)", *best, 1.0, best[mid] / curves[fifo_name][mid] if fifo_name in curves else "", "", ""]]
+    for name, (_order, run) in orders.items():
+        rate = run.pages_per_second(web)
+        rows.append([name, *curves[name], curves[name][mid] / best[mid],
+                     curves[name][mid] / curves[fifo_name][mid] if fifo_name in curves else "", rate, rate / plain_rate])
+    headers = ["frontier", *(f"mass @ {f:.0%}" for f in fractions), f"÷ oracle @ {fractions[mid]:.0%}",
+               f"÷ FIFO @ {fractions[mid]:.0%}", "pages/s", "÷ plain Scrapy pages/s"]
+    table = markdown_table(headers, rows)
+    print(table)
+    command = "python -m bench.frontier_crawl " + " ".join(argv if argv is not None else sys.argv[1:])
+    section = "frontier-crawl" + ("" if args.processes == 1 else f"-{args.processes}p") + ("" if args.sites == "main" else "-heldout")
+    write_section(section, (
+        f"Real crawls of the {args.sites} real sites ({sim.n} reachable pages), page budget {max(ks)} "
+        f"({fractions[-1]:.0%}), {args.processes} crawl process(es){' sharing one Redis frontier' if args.processes > 1 else ''}. "
+        "mass @ k = share of the gold content graph's PageRank held by the first k pages the server served; "
+        "pages/s counted at the server (plain Scrapy crawls every page, rankcrawl stops at the budget). "
+        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores. Command: `{command}`.\n\n" + table))
 
 if __name__ == "__main__":
     main()

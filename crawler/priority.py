@@ -17,9 +17,11 @@ carries no vote of its page, so it scores log2(1 + r(t)/r̄) + TOPIC_GAIN · top
 FOLLOW_ONLY_OFFSET/PRIORITY_SCALE: below every content link unless its target's rank is more than
 2^10 times the mean, so the crawl fetches content first and still reaches the whole site.
 
-The target host's rank is deliberately not a term: on the demo web (bench/frontier.py) adding
-log2(1 + R(h_t)/R̄) made the crawl dig into the first-ranked hosts and fetched 0.85× the PageRank
-mass of a FIFO frontier with the same budget; without it the frontier fetches 1.09–1.14× (3 runs each).
+The target host's rank is not a term: it makes a crawl dig into the first-ranked hosts.
+
+These priorities order the crawl under Scrapy's own scheduler (a user's ``SCHEDULER``) and under the
+``static`` frontier; the other ``RANKCRAWL_FRONTIER`` strategies re-score queued URLs themselves
+(``crawler/scheduler.py``) and this cache is then not started.
 
 Ranks are read by a background thread (``RankQueries``) once per ``RANKCRAWL_RANK_REFRESH``
 seconds and only when the published epoch changed; the reactor thread only reads the cached
@@ -98,6 +100,8 @@ class RankCache:
                 self.update()
             except (redis.RedisError, RedisUnavailable, OSError, RuntimeError) as exc:
                 logger.debug("rankcrawl: ranks not refreshed: %s", exc)
+            except Exception as exc:  # noqa: BLE001 - a corrupt value must not end the reader for the crawl
+                logger.warning("rankcrawl: ranks not refreshed (%s: %s)", type(exc).__name__, str(exc)[:200])
 
     def page_rel(self, url: str) -> float:
         r = self.pages.get(url)
