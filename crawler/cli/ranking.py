@@ -128,7 +128,13 @@ def ranker(once: bool, redis_url: str | None, key_prefix: str, alpha: float, tol
                                 teleport_urls=teleport, prefix=key_prefix, interim_tol=interim_tol,
                                 lease_wait=lease_wait if once else 0.0)
         if once:
-            if service.solve_once(last=True) is None:
+            from rankcrawl.ranker.store.lease import LeaseLost
+
+            try:
+                report = service.solve_once(last=True)
+            except LeaseLost as exc:
+                raise UserError(f"{exc}; nothing published") from None
+            if report is None:
                 if service.graph is None:
                     raise UserError(f"another ranker held the publishing lease for {lease_wait:g} s")
                 raise UserError("the graph is empty: import edges or crawl first")

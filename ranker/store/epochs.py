@@ -32,12 +32,15 @@ MANIFEST = np.dtype("<u4")
 
 SWITCH = """
 if redis.call('TYPE', KEYS[1]).ok ~= 'string' or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local kind = redis.call('TYPE', KEYS[2]).ok
+if kind ~= 'hash' and kind ~= 'none' then redis.call('DEL', KEYS[2]) end
 redis.call('HSET', KEYS[2], unpack(ARGV, 4))
 redis.call('SREM', KEYS[3], ARGV[2])
 if ARGV[3] ~= '' then redis.call('SADD', KEYS[4], ARGV[3]) end
 return 1
 """
-"""KEYS: lease, state, attempts, retired. ARGV: token, new epoch, epoch retired ('' none), field, value…"""
+"""KEYS: lease, state, attempts, retired. ARGV: token, new epoch, epoch retired ('' none), field, value…
+A state key of another type (corrupt, counted by ``current``) is replaced."""
 
 
 @dataclass(frozen=True)
