@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from rankcrawl.crawler.frontier_queue import FrontierQueue
-from rankcrawl.crawler.frontier_scores import Strategy, strategy
+from rankcrawl.crawler.frontier_scores import HostTally, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.priority import FOLLOW_ONLY_OFFSET, score
 
 ALPHA = 0.85
@@ -105,25 +105,41 @@ class SimResult:
 def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoch_pages: int = 100,
              read_ranks: bool = True) -> SimResult:
     """The first ``budget`` pages a crawl with ``strat`` fetches (see the module docstring).
-    ``read_ranks`` False: epochs are never read (the ``static`` strategy then ties every content link)."""
+    ``read_ranks`` False: epochs are never read (the ``static`` strategy then ties every content link).
+
+    The frontier keeps what the Scrapy scheduler keeps: per queued URL its evidence
+    (``Strategy.evidence`` summed over its in-links), per host its queued and handed-out counts
+    (``HostTally``); an entry is re-scored when an in-link reaches it and, for a strategy that
+    ``uses_hosts``, every entry once per epoch."""
     t0 = time.perf_counter()
     queue = FrontierQueue()
+    tally = HostTally()
+    evidence: dict[int, float] = {}
     seen: set[int] = set()
+
+    def rescore(key: int) -> None:
+        entry = queue.entries[key]
+        queue.rescore(key, strat.score(evidence[key], 0, tally.of(entry.slot)))
+
     for s in web.seeds:
         seen.add(s)
-        queue.push(s, web.host[s], strat.seed(0), None)
+        evidence[s] = strat.seed_evidence()
+        tally.queued(web.host[s])
+        queue.push(s, web.host[s], strat.score(evidence[s], 0, tally.of(web.host[s])), None)
     pending: deque[tuple[int, float]] = deque()
     order: list[int] = []
     ranker = LiveRanks()
     ranks: dict[int, float] = {}
     mean = 0.0
     updates, update_s, epochs = 0, 0.0, 0
-    epoch_ranks = read_ranks and (strat.uses_ranks or strat.use_priority)
+    epoch_ranks = read_ranks and (strat.uses_ranks or strat.name == "static")
     while len(order) < budget:
         while len(pending) < inflight and len(order) + len(pending) < budget:
             entry = queue.pop()
             if entry is None:
                 break
+            tally.taken(entry.slot)
+            evidence.pop(int(entry.key))
             pending.append((int(entry.key), entry.score))
         if not pending:
             break
@@ -138,15 +154,18 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
             s = share if t in counted else 0.0
             if t in queue:
                 if strat.rescores:
-                    queue.rescore(t, queue.entries[t].score + strat.vote(value, s))
+                    evidence[t] += strat.evidence(value, s)
+                    rescore(t)
                     updates += 1
             elif t not in seen:
                 seen.add(t)
                 prio = 0
-                if strat.use_priority:
+                if strat.name == "static":
                     rel_t = ranks.get(t, mean) / mean if mean > 0 else 1.0
                     prio = score(rel_page, 1.0, rel_t, 0.0) if s else score(0.0, 0.0, rel_t, 0.0) - FOLLOW_ONLY_OFFSET
-                queue.push(t, web.host[t], strat.first(prio, value, s), None)
+                evidence[t] = strat.evidence(value, s)
+                tally.queued(web.host[t])
+                queue.push(t, web.host[t], strat.score(evidence[t], prio, tally.of(web.host[t])), None)
                 updates += 1
         update_s += time.perf_counter() - t1
         ranker.add(page, content)
@@ -155,9 +174,11 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
             epochs += 1
             mean = float(np.mean(list(ranks.values()))) if ranks else 0.0
             if strat.uses_ranks:
-                for key, r in ranks.items():
-                    if key in queue:
-                        queue.rescore(key, r)
+                evidence.update(epoch_evidence((key, queue.entries[key].slot, r, evidence[key])
+                                               for key, r in ranks.items() if key in queue))
+            if strat.uses_hosts:
+                for key in list(queue.entries):
+                    rescore(key)
     return SimResult(order, time.perf_counter() - t0, updates, update_s, epochs)
 
 

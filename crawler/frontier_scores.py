@@ -1,88 +1,188 @@
-"""Frontier strategies (``RANKCRAWL_FRONTIER``): a queued URL's first score and how evidence raises it.
+"""Frontier strategies (``RANKCRAWL_FRONTIER``): a queued URL's evidence and the score it gives.
 
-Evidence reaches an entry in two ways:
+Every queued URL carries one number, its *evidence*, which only in-links and published epochs
+change; its score (higher = fetched sooner; equal scores pop first-seen first) is a function of the
+evidence, the request's priority and, for ``pagerank``, the counts of its host (``HostCounts``).
 
-* an in-link, when a fetched page links to the URL: the page's *value* v (its own entry's score when
-  it was popped, carried to its links) and the link's *share* s of the page's vote (w / Σw over the
-  page's counted links; 0 for a link that is followed but is no edge);
-* a published epoch (``pagerank`` only): the URL's rank in the live PageRank of the crawl graph,
-  which already includes every uncrawled URL an edge points to.
-
-Strategies (score higher = fetched sooner; equal scores pop first-seen first, i.e. breadth-first):
+An in-link brings the linking page's *value* v (its own entry's score when it was handed out) and
+the link's *share* s of that page's vote (w / Σw over the page's counted links; 0 for a link that
+is followed but is no edge of the ranked graph).
 
 ``breadth-first``
     Every URL scores 0: FIFO, breadth-first (Najork & Wiener 2001: a strong baseline).
 ``static``
-    The link's request priority when first seen, never changed (the rank-aware priorities of
-    ``crawler/priority.py``).
+    The link's request priority when first seen, never changed (``crawler/priority.py``).
 ``inlinks``
     Number of counted in-links seen so far (Cho, Garcia-Molina & Page 1998, "backlink count").
 ``opic``
-    OPIC cash (Abiteboul, Preda & Cobena 2003): seeds start with 1; a fetched page hands its cash on
-    along its counted links in proportion to their shares; a queued URL's score is the cash it
-    received.
+    OPIC cash (Abiteboul, Preda & Cobena 2003): start requests hold 1; a fetched page hands its
+    cash on along its counted links in proportion to their shares.
 ``pagerank``
-    Live PageRank: each published epoch sets a queued URL's score to its rank r(u) (Cho et al.'s
-    partial-PageRank ordering, computed by the ranker over the content graph); between epochs each
-    new in-link adds the vote it will carry in the next epoch, α · v · s, with v the linking page's
-    rank when it was fetched — the OPIC step with ranks as cash, so evidence counts at once and the
-    epoch corrects what the estimate got wrong.
+    An estimate of the URL's final PageRank in units of the average page (1). Its PageRank is
+    (1 − α) + α · the in-flow of its in-links' votes, nearly all from pages of its own host. The
+    crawl has fetched F of the D pages it knows on the host (fetched plus queued); the evidence E is
+    the summed share of the URL's known in-links, so E / F is the mean share the host's fetched
+    pages give it, and the D − F pages not fetched yet are expected to give it as much each::
+
+        score = (1 − α) + α · (D − F) · (E + 1/D) / (F + 1)
+
+    (a prior of one page that gives every known page of the host the same share 1/D, which is
+    also the whole estimate for a host not fetched yet: a start request scores 1, the average
+    page). Sharing by host puts hosts of very different sizes on one scale — a global budget
+    goes where the remaining mass is — and a host whose pages link to each other less, or that
+    is fetched out, falls back. Each published epoch replaces the evidence of the queued URLs it
+    ranks by their live PageRank above the epoch's lowest rank (their in-flow from the crawl
+    graph, where the linking pages' ranks include the in-links found after they were fetched),
+    scaled per host so that the host's summed evidence stays the same (``epoch_evidence``);
+    in-links seen after the epoch add their shares to it again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
 
-SEED_VALUE = 1.0
-"""Value of a start request (OPIC's initial cash), handed on to the links of the seed page."""
+SEED_CASH = 1.0
+"""OPIC's initial cash of a start request, handed on to the links of its page."""
+
+
+@dataclass(slots=True)
+class HostCounts:
+    """Per host (politeness slot): URLs queued, and URLs handed out to be fetched."""
+
+    queued: int = 0
+    fetched: int = 0
+
+
+@dataclass
+class HostTally:
+    """``HostCounts`` of every host, kept by the frontier as it pushes, pops and removes entries."""
+
+    hosts: dict[str, HostCounts] = field(default_factory=dict)
+
+    def of(self, host: str) -> HostCounts:
+        counts = self.hosts.get(host)
+        if counts is None:
+            counts = self.hosts[host] = HostCounts()
+        return counts
+
+    def queued(self, host: str) -> None:
+        self.of(host).queued += 1
+
+    def taken(self, host: str) -> None:
+        """A queued URL of ``host`` was handed out to be fetched."""
+        counts = self.of(host)
+        counts.queued -= 1
+        counts.fetched += 1
+
+    def dropped(self, host: str) -> None:
+        """A queued URL of ``host`` left the queue unfetched."""
+        self.of(host).queued -= 1
 
 
 @dataclass(frozen=True)
 class Strategy:
-    """How one frontier order scores: ``first`` for a new URL, ``vote`` per later in-link."""
+    """How one frontier order scores (module docstring)."""
 
     name: str
-    vote_factor: float = 0.0
-    """Score added per in-link: vote_factor · value · share (0: in-links do not re-score)."""
-    count_links: bool = False
-    """Score added per counted in-link: 1 (``inlinks``)."""
-    use_priority: bool = False
-    """The first score is the request's priority (``static``)."""
-    uses_ranks: bool = False
-    """Published epochs set the scores of the URLs they rank."""
+    alpha: float = 0.85
+    """PageRank damping (``pagerank``)."""
 
     @property
     def rescores(self) -> bool:
-        return self.vote_factor > 0 or self.count_links
+        """In-links found for a queued URL change its score."""
+        return self.name in ("inlinks", "opic", "pagerank")
 
-    def vote(self, value: float, share: float) -> float:
-        """Score added to the target of one in-link from a page of ``value`` with vote ``share``."""
-        if self.count_links:
+    @property
+    def uses_ranks(self) -> bool:
+        """Published epochs change the evidence of the URLs they rank."""
+        return self.name == "pagerank"
+
+    @property
+    def uses_hosts(self) -> bool:
+        """The score depends on the host's counts: every queued entry is re-scored once per epoch."""
+        return self.name == "pagerank"
+
+    def evidence(self, value: float, share: float) -> float:
+        """Evidence one in-link adds: from a page of ``value`` with vote ``share``."""
+        if self.name == "inlinks":
             return 1.0 if share > 0 else 0.0
-        return self.vote_factor * value * share
+        if self.name == "opic":
+            return value * share
+        if self.name == "pagerank":
+            return share
+        return 0.0
 
-    def first(self, priority: int, value: float, share: float) -> float:
-        """Score of a URL when it is first seen through a link."""
-        return float(priority) if self.use_priority else self.vote(value, share)
+    def seed_evidence(self) -> float:
+        """Evidence of a start request (no linking page)."""
+        return SEED_CASH if self.name in ("inlinks", "opic") else 0.0
 
-    def seed(self, priority: int) -> float:
-        """Score of a start request (no linking page)."""
-        return float(priority) if self.use_priority else (SEED_VALUE if self.rescores else 0.0)
+    def score(self, evidence: float, priority: int = 0, host: HostCounts | None = None) -> float:
+        """The score of a queued URL with ``evidence``, request ``priority`` and its ``host``'s counts."""
+        if self.name == "static":
+            return float(priority)
+        if self.name in ("inlinks", "opic"):
+            return evidence
+        if self.name == "pagerank":
+            return self.estimate(evidence, host or HostCounts(queued=1))
+        return 0.0
+
+    def vote(self, value: float, share: float, host: HostCounts | None = None) -> float:
+        """The score an in-link adds to a queued URL (scores are linear in the evidence)."""
+        e = self.evidence(value, share)
+        if self.name == "pagerank":
+            return self.estimate(e, host or HostCounts(queued=1)) - self.estimate(0.0, host or HostCounts(queued=1))
+        return e
+
+    def first(self, priority: int, value: float, share: float, host: HostCounts | None = None) -> float:
+        """The score of a URL first seen through an in-link."""
+        return self.score(self.evidence(value, share), priority, host)
+
+    def seed(self, priority: int, host: HostCounts | None = None) -> float:
+        """The score of a start request."""
+        return self.score(self.seed_evidence(), priority, host)
+
+    def estimate(self, evidence: float, host: HostCounts) -> float:
+        """``pagerank``'s estimate of the final PageRank (average page = 1) of a URL queued on ``host``."""
+        fetched = max(host.fetched, 0)
+        known = max(fetched + host.queued, 1)
+        return (1.0 - self.alpha) + self.alpha * (known - fetched) * (evidence + 1.0 / known) / (fetched + 1)
+
+
+def epoch_evidence(items: Iterable[tuple[Hashable, str, float, float]]) -> dict[Hashable, float]:
+    """New evidence of the ranked queued URLs from one published epoch.
+
+    ``items``: (key, host, published rank, current evidence) of every queued URL the epoch ranks.
+    A URL's in-flow is its rank above the lowest rank of the batch (the teleport and dangling share
+    every node gets); per host the in-flows are scaled to the host's summed current evidence. A host
+    whose URLs all sit at the lowest rank keeps its evidence.
+    """
+    rows = list(items)
+    if not rows:
+        return {}
+    low = min(rank for _, _, rank, _ in rows)
+    evidence: dict[str, float] = {}
+    inflow: dict[str, float] = {}
+    for _, host, rank, ev in rows:
+        evidence[host] = evidence.get(host, 0.0) + ev
+        inflow[host] = inflow.get(host, 0.0) + (rank - low)
+    out: dict[Hashable, float] = {}
+    for key, host, rank, ev in rows:
+        total = inflow[host]
+        out[key] = (rank - low) * evidence[host] / total if total > 0 else ev
+    return out
+
+
+NAMES = ("breadth-first", "static", "inlinks", "opic", "pagerank")
 
 
 def strategy(name: str, alpha: float = 0.85) -> Strategy:
     """The ``RANKCRAWL_FRONTIER`` strategy ``name`` (damping ``alpha`` for ``pagerank``)."""
-    table = {
-        "breadth-first": Strategy("breadth-first"),
-        "static": Strategy("static", use_priority=True),
-        "inlinks": Strategy("inlinks", count_links=True),
-        "opic": Strategy("opic", vote_factor=1.0),
-        "pagerank": Strategy("pagerank", vote_factor=alpha, uses_ranks=True),
-    }
-    try:
-        return table[name]
-    except KeyError:
-        raise ValueError(f"unknown frontier {name!r}; choose from {', '.join(table)}") from None
+    if name not in NAMES:
+        raise ValueError(f"unknown frontier {name!r}; choose from {', '.join(NAMES)}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"frontier damping must be in (0, 1), got {alpha!r}")
+    return Strategy(name, alpha)
 
 
 LINK_META = "rankcrawl_link"

@@ -1,0 +1,80 @@
+"""The frontier strategies' arithmetic: evidence per in-link, scores, the epoch's evidence, host counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankcrawl.crawler.frontier_scores import NAMES, HostCounts, HostTally, epoch_evidence, strategy
+
+ALPHA = 0.85
+
+
+def test_names_and_bad_input() -> None:
+    assert {strategy(n).name for n in NAMES} == set(NAMES)
+    with pytest.raises(ValueError, match="unknown frontier 'lifo'"):
+        strategy("lifo")
+    with pytest.raises(ValueError, match="damping"):
+        strategy("pagerank", alpha=1.0)
+
+
+def test_yardsticks() -> None:
+    bfs, static, inlinks, opic = (strategy(n) for n in ("breadth-first", "static", "inlinks", "opic"))
+    assert bfs.first(7, 2.0, 0.5) == 0.0 and bfs.vote(2.0, 0.5) == 0.0 and not bfs.rescores
+    assert static.first(7, 2.0, 0.5) == 7.0 and static.seed(3) == 3.0 and not static.rescores
+    assert inlinks.evidence(2.0, 0.25) == 1.0 and inlinks.evidence(2.0, 0.0) == 0.0  # a followed-only link is no in-link
+    assert inlinks.seed(0) == 1.0
+    assert opic.evidence(2.0, 0.25) == 0.5 and opic.seed(0) == 1.0
+    assert opic.score(1.5) == 1.5
+    for s in (bfs, static, inlinks, opic):
+        assert not s.uses_ranks and not s.uses_hosts
+
+
+def test_pagerank_estimate() -> None:
+    pr = strategy("pagerank", ALPHA)
+    assert pr.rescores and pr.uses_ranks and pr.uses_hosts
+    # a start request, alone on its host: the average page
+    assert pr.seed(0, HostCounts(queued=1)) == pytest.approx(1.0)
+    assert pr.seed(0, HostCounts(queued=5)) == pytest.approx(1.0)
+    # one page fetched of 11 known; a URL it links to with share 0.1
+    host = HostCounts(queued=10, fetched=1)
+    assert pr.score(0.1, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 10 * (0.1 + 1 / 11) / 2)
+    # the fetched page links to all ten queued URLs equally: each is about the average page
+    assert pr.score(0.1, 0, host) == pytest.approx(1.0, abs=0.05)
+    # more evidence ranks higher; the same evidence on a host fetched further ranks lower
+    assert pr.score(0.3, 0, host) > pr.score(0.1, 0, host)
+    assert pr.score(0.1, 0, HostCounts(queued=10, fetched=5)) < pr.score(0.1, 0, host)
+    # a host fetched out: nothing left to vote, the teleport share remains
+    assert pr.score(2.0, 0, HostCounts(queued=0, fetched=40)) == pytest.approx(1 - ALPHA)
+    # the priority does not count
+    assert pr.score(0.1, 99, host) == pr.score(0.1, 0, host)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vote_is_the_score_an_in_link_adds(name: str) -> None:
+    s = strategy(name)
+    host = HostCounts(queued=30, fetched=4)
+    before = s.score(0.2, 0, host)
+    after = s.score(0.2 + s.evidence(1.5, 0.125), 0, host)
+    assert s.vote(1.5, 0.125, host) == pytest.approx(after - before)
+
+
+def test_epoch_evidence_keeps_each_hosts_sum() -> None:
+    items = [("a", "h1", 0.010, 0.5), ("b", "h1", 0.004, 0.5), ("c", "h1", 0.002, 1.0),
+             ("d", "h2", 0.003, 0.2), ("e", "h2", 0.003, 0.6), ("f", "h3", 0.002, 0.7)]
+    out = epoch_evidence(items)
+    assert sum(out[k] for k in "abc") == pytest.approx(2.0)
+    assert out["a"] == pytest.approx(2.0 * 0.008 / 0.010) and out["b"] == pytest.approx(2.0 * 0.002 / 0.010)
+    assert out["c"] == 0.0  # at the lowest rank: no in-flow above the teleport share
+    assert out["d"] == pytest.approx(0.4) and out["e"] == pytest.approx(0.4)
+    assert out["f"] == 0.7  # only the lowest rank on its host: evidence kept
+    assert epoch_evidence([]) == {}
+
+
+def test_host_tally() -> None:
+    tally = HostTally()
+    for _ in range(3):
+        tally.queued("h")
+    tally.taken("h")
+    tally.dropped("h")
+    assert tally.of("h") == HostCounts(queued=1, fetched=1)
+    assert tally.of("other") == HostCounts()
