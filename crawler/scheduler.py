@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -42,13 +43,15 @@ from scrapy.utils.misc import build_from_crawler, load_object
 
 from rankcrawl.crawler.frontier import FrontierEntryError, checked_request, dumps, loads
 from rankcrawl.crawler.frontier_queue import FrontierQueue
-from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META, Strategy, strategy
+from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META, HostTally, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
 from rankcrawl.settings.config import RankcrawlConfig
 
 logger = logging.getLogger(__name__)
 
 STATE_FILE = "rankcrawl-frontier.jsonl"
+RESCORE_EVERY = 100
+"""Requests handed out between two re-scorings of every entry by its host's counts (``Strategy.uses_hosts``)."""
 
 
 def link_evidence(request: Request) -> tuple[float, float] | None:
@@ -73,7 +76,11 @@ class RankedScheduler(BaseScheduler):
         self.stats = crawler.stats
         self.jobdir = jobdir
         self.queue = FrontierQueue()
+        self.evidence: dict[Hashable, float] = {}
+        """Per queued key, its evidence (``Strategy.evidence`` of its in-links, or of an epoch)."""
+        self.tally = HostTally()
         self.spider: Spider | None = None
+        self._taken = 0
         self._downloader: Any = None
         self._unfiltered = 0
 
@@ -95,8 +102,6 @@ class RankedScheduler(BaseScheduler):
         if self.jobdir:
             self._load(Path(self.jobdir, STATE_FILE))
         if self.feed is not None:
-            for entry in self.queue:
-                self.feed.queued.append((entry.key, entry.payload.url))
             self.feed.start()
         return self.df.open()
 
@@ -124,33 +129,46 @@ class RankedScheduler(BaseScheduler):
         s = slots.get(slot) if slots else None
         return s is not None and len(s.active) >= s.concurrency
 
+    def _score(self, key: Hashable, entry_slot: str, priority: int) -> float:
+        return self.strategy.score(self.evidence[key], priority, self.tally.of(entry_slot))
+
+    def _rescore_all(self) -> None:
+        """Re-score every entry with its host's current counts."""
+        for entry in list(self.queue):
+            self.queue.rescore(entry.key, self._score(entry.key, entry.slot, entry.payload.priority))
+
     def enqueue_request(self, request: Request) -> bool:
         evidence = link_evidence(request)
+        strat = self.strategy
         if request.dont_filter:
             self._unfiltered += 1
             key: Hashable = ("unfiltered", self._unfiltered)
         else:
             key = self.crawler.request_fingerprinter.fingerprint(request)
             if key in self.queue:
-                if evidence is not None and self.strategy.rescores:
+                if evidence is not None and strat.rescores:
                     entry = self.queue.entries[key]
-                    self.queue.rescore(key, entry.score + self.strategy.vote(*evidence))
+                    self.evidence[key] += strat.evidence(*evidence)
+                    self.queue.rescore(key, self._score(key, entry.slot, entry.payload.priority))
                     self.stats.inc_value("rankcrawl/frontier/rescored")
                 return False
             if self.df.request_seen(request):
                 self.df.log(request, self.spider)
                 return False
         if evidence is not None:
-            score = self.strategy.first(request.priority, *evidence)
-        elif "depth" not in request.meta:
-            score = self.strategy.seed(request.priority)
-        else:
-            score = self.strategy.first(request.priority, 0.0, 0.0)
-        self.queue.push(key, self._slot(request), score, request)
-        if self.feed is not None:
-            self.feed.queued.append((key, request.url))
+            self.evidence[key] = strat.evidence(*evidence)
+        else:  # a start request (no depth yet: it left no response), else a spider's request without evidence
+            self.evidence[key] = strat.seed_evidence() if "depth" not in request.meta else 0.0
+        self._push(key, request)
         self.stats.inc_value("scheduler/enqueued")
         return True
+
+    def _push(self, key: Hashable, request: Request) -> None:
+        slot = self._slot(request)
+        self.tally.queued(slot)
+        self.queue.push(key, slot, self._score(key, slot, request.priority), request)
+        if self.feed is not None:
+            self.feed.queued.append((key, request.url))
 
     def next_request(self) -> Request | None:
         if self.feed is not None:
@@ -158,6 +176,11 @@ class RankedScheduler(BaseScheduler):
         entry = self.queue.pop(self._busy)
         if entry is None:
             return None
+        self.tally.taken(entry.slot)
+        self.evidence.pop(entry.key, None)
+        self._taken += 1
+        if self.strategy.uses_hosts and self._taken % RESCORE_EVERY == 0:
+            self._rescore_all()
         if self.feed is not None:
             self.feed.taken.append(entry.key)
         request: Request = entry.payload
@@ -168,21 +191,26 @@ class RankedScheduler(BaseScheduler):
     def _apply_ranks(self) -> None:
         assert self.feed is not None
         for _epoch, ranks in self.feed.drain():
-            n = 0
-            for key, rank in ranks:
-                if key in self.queue:
-                    self.queue.rescore(key, rank)
-                    n += 1
+            queued = self.queue.entries
+            items = [(key, queued[key].slot, rank, self.evidence[key]) for key, rank in ranks if key in queued]
+            self.evidence.update(epoch_evidence(items))
+            if self.strategy.uses_hosts:
+                self._rescore_all()
+            else:
+                for key, *_ in items:
+                    entry = queued[key]
+                    self.queue.rescore(key, self._score(key, entry.slot, entry.payload.priority))
             self.stats.inc_value("rankcrawl/frontier/epochs")
-            self.stats.inc_value("rankcrawl/frontier/ranked", n)
+            self.stats.inc_value("rankcrawl/frontier/ranked", len(items))
 
     # -- JOBDIR ----------------------------------------------------------------------------
     def _save(self, path: Path) -> None:
         tmp = path.with_suffix(".tmp")
         with tmp.open("w", encoding="utf-8") as f:
+            f.write(json.dumps({"fetched": {h: c.fetched for h, c in self.tally.hosts.items() if c.fetched}}) + "\n")
             for entry in sorted(self.queue, key=lambda e: e.seq):
                 try:
-                    line = dumps({"score": entry.score, "request": entry.payload.to_dict(spider=self.spider)})
+                    line = dumps({"evidence": self.evidence[entry.key], "request": entry.payload.to_dict(spider=self.spider)})
                 except (TypeError, ValueError) as exc:
                     self.stats.inc_value("rankcrawl/frontier/unstorable")
                     logger.warning("rankcrawl: a queued request cannot be stored in JOBDIR (%s): %s", exc, entry.payload.url)
@@ -198,15 +226,23 @@ class RankedScheduler(BaseScheduler):
             for line in f:
                 try:
                     obj = json.loads(line)
-                    score = float(obj["score"])
+                    if isinstance(obj, dict) and isinstance(obj.get("fetched"), dict):
+                        for host, n in obj["fetched"].items():
+                            self.tally.of(str(host)).fetched += max(int(n), 0)
+                        continue
+                    evidence = float(obj["evidence"])
                     request = checked_request(loads(json.dumps(obj["request"])), self.spider)
-                except (FrontierEntryError, ValueError, KeyError, TypeError):
+                except (FrontierEntryError, ValueError, KeyError, TypeError, AttributeError):
+                    skipped += 1
+                    continue
+                if not math.isfinite(evidence) or evidence < 0:
                     skipped += 1
                     continue
                 key: Hashable = (self.crawler.request_fingerprinter.fingerprint(request) if not request.dont_filter
                                  else ("unfiltered", self._next_unfiltered()))
                 if key not in self.queue:
-                    self.queue.push(key, self._slot(request), score, request)
+                    self.evidence[key] = evidence
+                    self._push(key, request)
         if skipped:
             logger.warning("rankcrawl: %d unreadable frontier entries in %s skipped", skipped, path)
         logger.info("rankcrawl: resuming crawl (%d requests queued)", len(self.queue))

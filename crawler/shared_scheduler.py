@@ -11,8 +11,10 @@ sorted set of fingerprints scored as the in-process ``RankedScheduler`` scores i
   seen that still waits in the frontier gets its in-link vote with ``ZINCRBY`` (the same round trip
   as the dupefilter check) — atomic, so two processes that find one link queue it once and both
   votes count.
-* With ``pagerank``, the process's ``RankFeed`` thread writes each published epoch's ranks of the
-  URLs this process queued with ``ZADD XX`` (only entries still waiting change).
+* Scores use this process's view of the hosts (the URLs it queued and took) and, with ``pagerank``,
+  its ``RankFeed`` thread re-scores the entries this process queued from each published epoch with
+  ``ZADD XX`` (only entries still waiting change). Unlike the in-process frontier, entries are not
+  re-scored as their host's counts move between epochs.
 * Requests are taken ``POP_SIZE`` at a time by one Lua call (``ZPOPMAX`` and the request's
   ``HGET``/``HDEL``): no entry is handed to two processes. Taken entries wait in a local
   ``FrontierQueue`` so that a busy download slot does not block the others.
@@ -36,7 +38,7 @@ from scrapy import Request
 from scrapy_redis.scheduler import Scheduler
 
 from rankcrawl.crawler.frontier_queue import FrontierQueue
-from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, strategy
+from rankcrawl.crawler.frontier_scores import VALUE_META, HostTally, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
 from rankcrawl.crawler.scheduler import link_evidence
 from rankcrawl.settings.config import RankcrawlConfig
@@ -56,6 +58,7 @@ UNFILTERED = "!"
 
 ENQUEUE = """
 local queued, rescored = 0, 0
+local new = {}
 local n = #ARGV / 4
 local base = redis.call('INCRBY', KEYS[4], n) - n
 for i = 1, #ARGV, 4 do
@@ -64,15 +67,16 @@ for i = 1, #ARGV, 4 do
         redis.call('ZADD', KEYS[2], tonumber(ARGV[i + 1]) - (base + (i + 3) / 4) * 1e-15, fp)
         redis.call('HSET', KEYS[3], fp, ARGV[i + 3])
         queued = queued + 1
+        new[#new + 1] = fp
     elseif tonumber(ARGV[i + 2]) ~= 0 and redis.call('ZSCORE', KEYS[2], fp) then
         redis.call('ZINCRBY', KEYS[2], ARGV[i + 2], fp)
         rescored = rescored + 1
     end
 end
-return {queued, rescored}
+return {queued, rescored, unpack(new)}
 """
 """KEYS: dupefilter, frontier, its requests, its insertion counter. ARGV: (fingerprint, first score, vote,
-JSON request)*. A new entry's score is lowered by 1e-15 per insertion number, so equal scores pop
+JSON request)*. Returns the counts, then the fingerprints queued. A new entry's score is lowered by 1e-15 per insertion number, so equal scores pop
 first-inserted first (breadth-first), far below any vote."""
 
 
@@ -84,6 +88,10 @@ class BatchedScheduler(Scheduler):
         self.outbox: dict[str, list[Any]] = {}
         """Fingerprint → [first score, summed vote, JSON request, URL]."""
         self.held = FrontierQueue()
+        self.tally = HostTally()
+        """This process's view of the hosts: URLs it queued, URLs it took."""
+        self.mine: dict[str, tuple[str, float]] = {}
+        """Fingerprint → (slot, evidence) of the entries this process queued (its epoch updates)."""
         self.strategy: Strategy = strategy("breadth-first")
         self.feed: RankFeed | None = None
         self._enqueue: Any = None
@@ -106,19 +114,27 @@ class BatchedScheduler(Scheduler):
             self.feed.start()
 
     def _write_ranks(self, epoch: int, ranks: list[tuple[Hashable, float]]) -> None:
-        """Feed thread: set the waiting entries' scores to their published ranks (``ZADD XX``)."""
-        for i in range(0, len(ranks), 1000):
-            self.server.zadd(self.queue.key, {str(k): r for k, r in ranks[i:i + 1000]}, xx=True)
+        """Feed thread: re-score the waiting entries this process queued from the epoch (``ZADD XX``:
+        entries taken meanwhile stay out)."""
+        mine = self.mine
+        items = [(k, row[0], r, row[1]) for k, r in ranks if (row := mine.get(str(k))) is not None]
+        new = epoch_evidence(items)
+        scores = {str(k): self.strategy.score(ev, 0, self.tally.of(mine[str(k)][0])) for k, ev in new.items()}
+        pairs = list(scores.items())
+        for i in range(0, len(pairs), 1000):
+            self.server.zadd(self.queue.key, dict(pairs[i:i + 1000]), xx=True)
 
     def enqueue_request(self, request: Request) -> bool:
         """Buffer the request (JSON-encoded now, so an unstorable one is refused at once)."""
         evidence = link_evidence(request)
+        strat, slot = self.strategy, self._slot(request)
         if evidence is not None:
-            first, vote = self.strategy.first(request.priority, *evidence), self.strategy.vote(*evidence)
-        else:
-            first = self.strategy.seed(request.priority) if "depth" not in request.meta else self.strategy.first(
-                request.priority, 0.0, 0.0)
-            vote = 0.0
+            ev = strat.evidence(*evidence)
+        else:  # a start request, else a spider's request without evidence
+            ev = strat.seed_evidence() if "depth" not in request.meta else 0.0
+        hosts = self.tally.of(slot)
+        first = strat.score(ev, request.priority, hosts)
+        vote = strat.score(ev, request.priority, hosts) - strat.score(0.0, request.priority, hosts) if strat.rescores else 0.0
         if request.dont_filter:
             key = UNFILTERED + uuid.uuid4().hex
         else:
@@ -134,7 +150,7 @@ class BatchedScheduler(Scheduler):
             self.queue._count("rankcrawl/frontier/unstorable")
             logger.warning("rankcrawl: request not queued, it cannot be stored as JSON (%s): %s", exc, request.url)
             return False
-        self.outbox[key] = [first, vote, data, request.url]
+        self.outbox[key] = [first, vote, data, request.url, slot, ev]
         if len(self.outbox) >= FLUSH_SIZE:
             self.flush_outbox()
         return True
@@ -144,12 +160,17 @@ class BatchedScheduler(Scheduler):
         if not self.outbox:
             return
         args: list[Any] = []
-        for key, (first, vote, data, _url) in self.outbox.items():
+        for key, (first, vote, data, *_) in self.outbox.items():
             args += [key, first, vote, data]
         keys = [self.df.key, self.queue.key, self.queue.requests_key, self.queue.seq_key]
-        queued, rescored = (int(x) for x in self._enqueue(keys=keys, args=args))
-        if self.feed is not None:
-            for key, (*_, url) in self.outbox.items():
+        new = self._enqueue(keys=keys, args=args)
+        queued, rescored = int(new[0]), int(new[1])
+        for key in new[2:]:
+            key = key.decode() if isinstance(key, bytes) else str(key)
+            _f, _v, _d, url, slot, ev = self.outbox[key]
+            self.tally.queued(slot)
+            if self.feed is not None:
+                self.mine[key] = (slot, ev)
                 self.feed.queued.append((key, url))
         count = len(self.outbox)
         self.outbox.clear()
@@ -180,7 +201,9 @@ class BatchedScheduler(Scheduler):
             if not self.held:
                 self._poll_soon()
             return None
+        self.tally.taken(entry.slot)
         if self.feed is not None:
+            self.mine.pop(str(entry.key), None)
             self.feed.taken.append(entry.key)
         if self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
