@@ -16,7 +16,9 @@ Stats: ``rankcrawl/pages/pushed``, ``rankcrawl/edges/pushed``, ``rankcrawl/edges
 as gone), ``rankcrawl/pages/redirects`` (redirecting URLs stored as aliases of their targets),
 ``rankcrawl/pages/failed`` (records not stored: a corrupt value in Redis, such as a stored ID that
 is not one, or an unexpected error while writing them; the thread goes on with the next) and
-``rankcrawl/redis/corrupt`` (corrupt values met, each skipped: ``ranker.store.corrupt``). Only
+``rankcrawl/redis/corrupt`` (corrupt values met, each skipped: ``ranker.store.corrupt``) and
+``rankcrawl/urls/rejected`` (link targets not stored: not http(s), or breaking the URL contract of
+``settings.urls``, e.g. over ``RANKCRAWL_MAX_URL_LENGTH``). Only
 failures of the connection or the server's state are retried.
 """
 
@@ -42,6 +44,7 @@ from rankcrawl.ranker.store.corrupt import CorruptValue, wrong_type
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import RedisUnavailable, connect
+from rankcrawl.settings.urls import MAX_URL_LENGTH
 
 logger = logging.getLogger(__name__)
 
@@ -83,8 +86,10 @@ def page_records(result: PageResult, meta: dict[str, Any]) -> list[PageRecord]:
 class EdgeWriter:
     """A bounded buffer of page records drained to ``GraphStore.put_pages`` by one thread."""
 
-    def __init__(self, url: str | None, prefix: str, batch: int, limit: int) -> None:
+    def __init__(self, url: str | None, prefix: str, batch: int, limit: int, max_url_length: int = MAX_URL_LENGTH) -> None:
         self.url, self.prefix, self.batch, self.limit = url, prefix, batch, limit
+        self.max_url_length = max_url_length
+        self.rejected_urls = 0  # link targets not stored (not http(s), or breaking the URL contract)
         self.buffer: deque[Record] = deque()
         self.cond = threading.Condition()
         self.closing = self.abandoned = False
@@ -130,7 +135,7 @@ class EdgeWriter:
                 else:  # the pages up to the next redirect: batches keep the order of the records
                     batch = batch[:next((i for i, r in enumerate(batch) if isinstance(r, Redirect)), len(batch))]
             try:
-                store = store or GraphStore(connect(self.url), self.prefix)
+                store = store or GraphStore(connect(self.url), self.prefix, self.max_url_length)
                 self._write(store, batch)
             except Exception as exc:
                 if not transient(exc):  # not the connection: what the records or their keys hold
@@ -145,6 +150,7 @@ class EdgeWriter:
             finally:
                 if store is not None:
                     self.corrupt = dict(store.corruption.counts)
+                    self.rejected_urls = store.rejected_urls
             delay = BACKOFF_START
             with self.cond:
                 for _ in batch:
@@ -213,7 +219,8 @@ class EdgeSink:
     def __init__(self, crawler: Any, config: RankcrawlConfig) -> None:
         self.crawler, self.stats = crawler, crawler.stats
         self.flush_timeout = config.flush_timeout
-        self.writer = EdgeWriter(config.redis_url, config.key_prefix, config.edge_batch, config.edge_buffer)
+        self.writer = EdgeWriter(config.redis_url, config.key_prefix, config.edge_batch, config.edge_buffer,
+                                 config.max_url_length)
         self.recent: OrderedDict[str, None] = OrderedDict()
         self.started = self.closing = self.closed = False
         self.waiters: list[Deferred[None]] = []
@@ -300,5 +307,6 @@ class EdgeSink:
             ("rankcrawl/pages/redirects", w.redirects),
             ("rankcrawl/pages/failed", w.failed),
             ("rankcrawl/redis/corrupt", sum(w.corrupt.values())),
+            ("rankcrawl/urls/rejected", w.rejected_urls),
         ):
             self.stats.set_value(name, value)

@@ -44,6 +44,7 @@ class RankcrawlConfig:
     classifier: str | None
     site_level: bool
     max_page_bytes: int
+    max_url_length: int
     analysis_timeout: float
     allow_private: bool
     ssrf_fail_open: bool

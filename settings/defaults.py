@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from rankcrawl.settings.kinds import Checked, Choice, Flag, Int, Kind, Number, OptionalInt, RedisURL, Terms, Text, kind_for
+from rankcrawl.settings.urls import MAX_URL_LENGTH
 
 
 class Setting(NamedTuple):
@@ -45,6 +46,9 @@ SETTINGS: tuple[Setting, ...] = (
             Flag()),
     Setting("RANKCRAWL_MAX_PAGE_BYTES", 2_000_000, "Pages are analysed up to this many bytes; DOWNLOAD_MAXSIZE is 4× this.",
             Int(1)),
+    Setting("RANKCRAWL_MAX_URL_LENGTH", MAX_URL_LENGTH, "URLs longer than this (characters, before or after normalisation) "
+            "are not stored, like URLs with control characters or invalid UTF-8 (counted: rankcrawl/urls/rejected).",
+            Int(16)),
     Setting("RANKCRAWL_ANALYSIS_TIMEOUT", 5.0, "Seconds of analysis per page, decoding and parsing included: the whole page "
             "gets half, then its first eighth the rest, else it is skipped (stats). 0 = no limit.", Number(0.0, closed=True)),
     Setting("RANKCRAWL_ALLOW_PRIVATE", False, "Allow requests to private, loopback, link-local, reserved addresses.", Flag()),

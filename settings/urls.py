@@ -5,6 +5,11 @@ duplicate filter) applies: query arguments sorted, percent-encoding normalised, 
 then lower-case scheme and host (IDNA-encoded), default port removed, empty path ``/``. Two URLs
 are one graph node exactly when the duplicate filter treats them as one request. Only http(s)
 URLs survive.
+
+The URL contract, at every entrance (crawl, ``graph import``, queries): an http(s) URL of valid
+text (no lone surrogate, as undecodable bytes become), no control character (tab, CR and LF are
+removed first, as browsers do) and at most ``max_length`` characters (``RANKCRAWL_MAX_URL_LENGTH``,
+default MAX_URL_LENGTH) before and after normalisation; ``url_problem`` says which rule a URL breaks.
 """
 
 from __future__ import annotations
@@ -15,6 +20,12 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from w3lib.url import canonicalize_url, safe_url_string
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+MAX_URL_LENGTH = 2048
+"""Default of ``RANKCRAWL_MAX_URL_LENGTH``: the length most browsers, servers and sitemaps (2,048) keep to."""
+WHITESPACE_REMOVED = str.maketrans("", "", "\t\n\r")
+FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Control characters (C0, DEL, C1) and lone surrogates (bytes that were not UTF-8, decoded with
+``surrogateescape``)."""
 PLAIN = re.compile(r"(https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(/[A-Za-z0-9._~/-]*)?(?:#.*)?\Z", re.S)
 """An absolute URL that the rules below leave as it is but for its fragment (and an empty path):
 lower-case scheme and host name, no port, user or query, a path of unreserved characters without
@@ -49,9 +60,22 @@ def written_url(href: str, base: str) -> str:
     return url if PLAIN.match(url) else safe_url_string(url)
 
 
-def normalize_url(url: str, base: str | None = None) -> str | None:
-    """The normalised absolute http(s) URL of ``url`` (resolved against ``base``), or None."""
-    if not url:
+def url_problem(url: str, max_length: int = MAX_URL_LENGTH) -> str | None:
+    """Which rule of the URL contract ``url`` breaks (None: it keeps them all)."""
+    bad = FORBIDDEN.search(url.strip().translate(WHITESPACE_REMOVED))
+    if bad is not None:
+        return "not valid UTF-8" if "\ud800" <= bad.group() <= "\udfff" else f"control character {bad.group()!r}"
+    if len(url) > max_length:
+        return f"longer than {max_length} characters ({len(url)})"
+    if normalize_url(url, max_length=max_length) is None:
+        return "not an http(s) URL"
+    return None
+
+
+def normalize_url(url: str, base: str | None = None, max_length: int = MAX_URL_LENGTH) -> str | None:
+    """The normalised absolute http(s) URL of ``url`` (resolved against ``base``), or None — also for a
+    URL that breaks the contract (control characters, lone surrogates, over ``max_length``)."""
+    if not url or len(url) > max_length:
         return None
     url = url.strip()
     try:
@@ -59,7 +83,10 @@ def normalize_url(url: str, base: str | None = None) -> str | None:
             url = _join(base, url)
         plain = _plain(url)
         if plain is not None:
-            return plain
+            return plain if len(plain) <= max_length else None
+        url = url.translate(WHITESPACE_REMOVED)
+        if FORBIDDEN.search(url):
+            return None
         parts = urlsplit(canonicalize_url(safe_url_string(url)))
         scheme = parts.scheme.lower()
         if scheme not in DEFAULT_PORTS or not parts.hostname:
@@ -68,12 +95,13 @@ def normalize_url(url: str, base: str | None = None) -> str | None:
         port = parts.port
     except ValueError:
         return None
-    if not host or any(c in host for c in " <>\"{}|\\^`"):
+    if not host or any(c in host for c in " <>\"{}|\\^`%"):
         return None
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if ":" in host and not host.startswith("["):
         netloc = f"[{host}]" if port in (None, DEFAULT_PORTS[scheme]) else f"[{host}]:{port}"
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+    normal = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+    return normal if len(normal) <= max_length and not FORBIDDEN.search(normal) else None
 
 
 def split_url(url: str) -> tuple[str, str]:

@@ -25,6 +25,7 @@ BAD = [  # (setting, value, allowed values the message must name)
     ("RANKCRAWL_PARTITIONS", "0", "an integer ≥ 1"),
     ("RANKCRAWL_MAX_PAGES", "-5", "an integer ≥ 0"),
     ("RANKCRAWL_MAX_PAGE_BYTES", "-1", "an integer ≥ 1"),
+    ("RANKCRAWL_MAX_URL_LENGTH", "8", "an integer ≥ 16"),
     ("RANKCRAWL_CLASSIFIER", "bogus", "one of cleaneval, densitometric"),
     ("RANKCRAWL_ALLOW_PRIVATE", "yes", "True or False"),
     ("RANKCRAWL_TOL", "abc", "a number > 0"),

@@ -31,7 +31,7 @@ def graph() -> None:
 
 
 @graph.command("import")
-@click.argument("edges", type=click.File("r", encoding="utf-8", errors="replace"))
+@click.argument("edges", type=click.File("r", encoding="utf-8", errors="surrogateescape"))
 @redis_url_option
 @prefix_option
 @one_line_errors

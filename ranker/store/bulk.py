@@ -29,7 +29,7 @@ from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, HEAD
 from rankcrawl.ranker.store.outpack import PACK
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import UrlIds
-from rankcrawl.settings.urls import DEFAULT_PORTS
+from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
 
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 CALLS_PER_PIPELINE = 64
@@ -82,6 +82,9 @@ stored (existing metadata kept) and leaves the host's pack current — the one s
 pages are all of its ``out`` hash, else rebuilt from the hash: one atomic call per host. Returns
 the malformed records of ``out`` left out of a rebuilt pack (``key<TAB>problem`` each)."""
 HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
+UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+"""What no URL of an edge line may hold: control characters other than the tab and line ends that
+separate fields and lines, and lone surrogates (bytes that were not UTF-8)."""
 NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
 
 
@@ -98,15 +101,16 @@ def _plain_host(host: str) -> bool:
     return HOST.fullmatch(host) is not None and "--" not in host
 
 
-def split_normal(url: str) -> tuple[str, str] | None:
-    """(host key, path+query) of ``url`` after normalisation; None if it is not http(s)."""
+def split_normal(url: str, max_length: int = MAX_URL_LENGTH) -> tuple[str, str] | None:
+    """(host key, path+query) of ``url`` after normalisation; None if it is not http(s) or breaks the
+    URL contract."""
     m = NORMAL.fullmatch(url)
-    if m is None or not _plain_host(m.group(2)) or "/." in m.group(4):  # IDNA-sensitive labels, dot segments
-        return host_and_path(url)
+    if m is None or not _plain_host(m.group(2)) or "/." in m.group(4) or len(url) > max_length:
+        return host_and_path(url, max_length)  # IDNA-sensitive labels, dot segments, length
     scheme, host, port, path = m.groups()
     if port is not None:
         if int(port) > 65535 or int(port) == DEFAULT_PORTS[scheme]:
-            return host_and_path(url)
+            return host_and_path(url, max_length)
         host = f"{host}:{port}"
     return f"{scheme}://{host}", path
 
@@ -118,7 +122,7 @@ class EdgeImporter:
         self.store = store
         self.report_bad = report_bad
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-import")  # Redis round trips, in order
-        self.ids = UrlIds(store, split_normal, self.worker)
+        self.ids = UrlIds(store, lambda url: split_normal(url, store.max_url_length), self.worker)
         self.src: list[np.ndarray] = []
         self.dst: list[np.ndarray] = []
         self.weight: list[np.ndarray] = []
@@ -131,6 +135,10 @@ class EdgeImporter:
             if not line or line[0] == "#" or not line.strip():
                 continue
             f = line.split("\t")
+            problem = next((self._problem(u) for u in f[:2] if UNSAFE.search(u)), None)
+            if problem:  # a URL that could not even be passed on as text
+                self._bad(number, problem)
+                continue
             if len(f) == 2:
                 w = 1.0
             elif len(f) == 3:
@@ -158,10 +166,16 @@ class EdgeImporter:
         valid = self.ids.valid
         ok = valid[s] & valid[d]
         for i in np.flatnonzero(~ok).tolist():
-            self._bad(numbers[i], f"not an http(s) URL: {url(i, not valid[s[i]])!r}")
+            self._bad(numbers[i], self._problem(url(i, not valid[s[i]])))
         self.src.append(s[ok])
         self.dst.append(d[ok])
         self.weight.append(ws[ok])
+
+    def _problem(self, url: str) -> str:
+        """A line's report of a URL that is not stored: the contract it breaks, and a safe excerpt."""
+        why = url_problem(url, self.store.max_url_length) or "not an http(s) URL (or a corrupt stored ID)"
+        shown = repr(url[:100].encode("utf-8", "surrogateescape"))[1:]  # the bytes as read
+        return f"{why}: {shown}" + ("…" if len(url) > 100 else "")
 
     def _bad(self, number: int, problem: str) -> None:
         self.bad += 1
@@ -201,7 +215,7 @@ class EdgeImporter:
             text += f.readline()
             if not text.endswith("\n"):
                 text += "\n"
-            lines = self._columns(text, first)
+            lines = 0 if UNSAFE.search(text) else self._columns(text, first)  # control characters, undecodable bytes
             if not lines:
                 split = text.split("\n")[:-1]
                 self._chunk(split, first)

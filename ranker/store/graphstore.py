@@ -38,6 +38,7 @@ from rankcrawl.ranker.store.idcheck import Counters, check_hosts, check_packed
 from rankcrawl.ranker.store.outpack import HOST_SETS, PACK_HOST, decode, pack_problem, script, set_keys, write_out
 from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
+from rankcrawl.settings.urls import MAX_URL_LENGTH, url_problem
 
 ARGS_PER_CALL = 3000
 HOST_CHUNK = 256
@@ -105,9 +106,11 @@ T = TypeVar("T")
 class GraphStore(ChangeStream):
     """Host-tuple graph over a redis-py client (``redis.Redis`` or ``RedisCluster``)."""
 
-    def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX, max_url_length: int = MAX_URL_LENGTH) -> None:
         self.client = client
         self.keys = Keys(prefix)
+        self.max_url_length = max_url_length  # the URL contract's limit (RANKCRAWL_MAX_URL_LENGTH)
+        self.rejected_urls = 0  # link targets not stored: not http(s), or breaking the URL contract
         self.grown_hosts: set[int] = set()  # hosts that got new pages in the last ``ids_of_split``
         self.corruption = Corruption()  # corrupt values met (skipped or repaired), per key family
         self.unstored: list[str] = []  # URLs of the last ``put_pages`` not stored: a corrupt ID of theirs
@@ -168,7 +171,7 @@ class GraphStore(ChangeStream):
 
     def ids(self, urls: Iterable[str], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per URL; None for non-http(s) URLs and, unless ``create``, unknown ones."""
-        return self.ids_of_split([host_and_path(u) for u in urls], create)
+        return self.ids_of_split([host_and_path(u, self.max_url_length) for u in urls], create)
 
     def ids_of_split(self, split: list[tuple[str, str] | None], create: bool = True) -> list[tuple[int, int] | None]:
         """(HostID, LocalID) per (host key, path+query) of normalised URLs (None stays None).
@@ -279,8 +282,8 @@ class GraphStore(ChangeStream):
         """Store pages with their out-edges (replacing earlier ones) and metadata; returns pages stored.
 
         Link targets get IDs too (uncrawled targets are dangling pages). Links whose URL is not
-        http(s) or whose weight is not a positive finite number are dropped, and so are links to
-        the page itself. ``meta["status"] >= 400`` marks the page gone (no edges, no rank); a
+        http(s) or breaks the URL contract (counted in ``rejected_urls``) or whose weight is not a
+        positive finite number are dropped, and so are links to the page itself. ``meta["status"] >= 400`` marks the page gone (no edges, no rank); a
         record with a lower status makes it a page again. Empty ``meta`` keeps the stored one.
         Raises ValueError for a page URL that is not http(s). A page whose stored ID is corrupt is
         not stored (its URL in ``unstored``, the value counted in ``corruption``); a link to one is dropped.
@@ -299,10 +302,11 @@ class GraphStore(ChangeStream):
 
     def _put_batch(self, batch: list[PageRecord]) -> int:
         for rec in batch:
-            if host_and_path(rec.url) is None:
-                raise ValueError(f"not an http(s) URL: {rec.url!r}")
+            if host_and_path(rec.url, self.max_url_length) is None:
+                raise ValueError(f"{url_problem(rec.url, self.max_url_length) or 'not an http(s) URL'}: {rec.url[:200]!r}")
         links = [[] if rec.gone else
                  [(t, float(w)) for t, w in rec.links if math.isfinite(float(w)) and float(w) > 0] for rec in batch]
+        self.rejected_urls += sum(host_and_path(t, self.max_url_length) is None for ls in links for t, _ in ls)
         all_urls = [r.url for r in batch] + [t for ls in links for t, _ in ls]
         all_ids = self.ids(all_urls, create=True)
         page_ids, target_ids = all_ids[: len(batch)], iter(all_ids[len(batch) :])
@@ -352,8 +356,8 @@ class GraphStore(ChangeStream):
         ``from_url`` with a 2xx status makes it a page again. Not stored (``unstored``) when a stored ID
         of either URL is corrupt."""
         for url in (from_url, to_url):
-            if host_and_path(url) is None:
-                raise ValueError(f"not an http(s) URL: {url!r}")
+            if host_and_path(url, self.max_url_length) is None:
+                raise ValueError(f"{url_problem(url, self.max_url_length) or 'not an http(s) URL'}: {url[:200]!r}")
         self.unstored = []
         ids = self.ids([from_url, to_url], create=True)
         if ids[0] is None or ids[1] is None:  # a corrupt stored ID (counted): not stored

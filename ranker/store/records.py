@@ -10,16 +10,16 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.ranker.store.hostedges import EDGE
-from rankcrawl.settings.urls import normalize_url, split_url
+from rankcrawl.settings.urls import MAX_URL_LENGTH, normalize_url, split_url
 
 GONE_STATUS = 400
 
 
 @lru_cache(maxsize=1 << 16)
-def host_and_path(url: str) -> tuple[str, str] | None:
-    """(host key, path+query) of a URL after normalisation; None if it is not http(s). Cached:
-    link targets repeat a lot within and across batches."""
-    normal = normalize_url(url)
+def host_and_path(url: str, max_length: int = MAX_URL_LENGTH) -> tuple[str, str] | None:
+    """(host key, path+query) of a URL after normalisation; None if it is not http(s) or breaks the
+    URL contract (``settings.urls``). Cached: link targets repeat a lot within and across batches."""
+    normal = normalize_url(url, max_length=max_length)
     return split_url(normal) if normal else None
 
 

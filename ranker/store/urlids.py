@@ -133,6 +133,7 @@ class UrlIds:
         t = self.urls
         lo, hi = t.offsets[first:last], t.offsets[first + 1 : last + 1]
         cut = _scan.host_ends(t.arena, lo, hi)
+        cut[hi - lo > self.store.max_url_length] = -1  # the URL contract's length: decided in Python
         buf = t.arena
         slow = np.flatnonzero(cut < 0)
         if len(slow):  # normalised in Python; their normal forms go into a side buffer
