@@ -169,6 +169,12 @@ def anchor_word_count(el: Any) -> int:
     return len((el.text or "").split() if not len(el) else "".join(el.itertext()).split())
 
 
+COMPILED_ANCHORS = 2000
+"""Pages with more anchors take ``anchor_facts``' linear Python path (same values)."""
+CHILDREN = object()
+"""``list_counts``' cache key of a grandparent's number of children."""
+
+
 def list_counts(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[int, int]:
     """(siblings of the anchor's parent sharing its tag, children of the grandparent); (0, 0) without
     a grandparent. ``cache``: tag counts per grandparent element, shared by the anchors of one page."""
@@ -179,17 +185,20 @@ def list_counts(el: Any, cache: dict[Any, dict[Any, int]]) -> tuple[int, int]:
     if grand is None:
         return 0, 0
     counts = cache.get(grand)
-    if counts is None:
-        counts = cache[grand] = {}
+    if counts is None:  # one pass over the grandparent's children (``len`` of an element is one more)
+        counts = cache[grand] = {CHILDREN: 0}
         for c in grand:
             counts[c.tag] = counts.get(c.tag, 0) + 1
-    return counts[parent.tag], len(grand)
+            counts[CHILDREN] += 1
+    return counts[parent.tag], counts[CHILDREN]
 
 
 def anchor_facts(anchors: list[Any]) -> tuple[list[str | None], np.ndarray, np.ndarray, np.ndarray]:
     """(``get("href")``, float64 ``anchor_word_count``, float64 ``list_counts`` pair) of each anchor (all
-    of one tree): one compiled pass (``_blockwalk``) where it serves the tree, Python for what it leaves (-1)."""
-    walk = compiled_walk(anchors[0]) if anchors else None
+    of one tree): one compiled pass (``_blockwalk``) where it serves the tree, Python for what it leaves (-1).
+    Past COMPILED_ANCHORS anchors, Python throughout: the compiled pass counts a grandparent's children
+    once per anchor (quadratic in a list of thousands of links), ``list_counts`` once per grandparent."""
+    walk = compiled_walk(anchors[0]) if 0 < len(anchors) <= COMPILED_ANCHORS else None
     if walk is None:
         cache: dict[Any, dict[Any, int]] = {}
         counts = np.array([list_counts(el, cache) for el in anchors], dtype=np.float64).reshape(-1, 2)
