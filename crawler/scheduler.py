@@ -219,7 +219,7 @@ class RankedScheduler(BaseScheduler):
         tmp.replace(path)
 
     def _load(self, path: Path) -> None:
-        if not path.exists():
+        if not path.exists() or self.spider is None:
             return
         skipped = 0
         with path.open(encoding="utf-8", errors="replace") as f:

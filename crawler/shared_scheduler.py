@@ -193,9 +193,9 @@ class BatchedScheduler(Scheduler):
         self.flush_outbox()
         entry = self.held.pop(self._busy)
         if entry is None and len(self.held) < HELD_MAX:
-            for fp, score, request in self.queue.take(POP_SIZE):
+            for fp, score, taken in self.queue.take(POP_SIZE):
                 if fp not in self.held:
-                    self.held.push(fp, self._slot(request), score, request)
+                    self.held.push(fp, self._slot(taken), score, taken)
             entry = self.held.pop(self._busy)
         if entry is None:
             if not self.held:
