@@ -199,9 +199,9 @@ class GraphStore(ChangeStream):
         self.grown_hosts = set()
         for hid, paths in order:
             got: list[Any] = []
-            key = self.keys.urls(hid)
-            for i in range(0, len(paths), ARGS_PER_CALL) if create else [0]:
-                part = paths[i : i + ARGS_PER_CALL] if create else paths
+            urls_key = self.keys.urls(hid)
+            for at in range(0, len(paths), ARGS_PER_CALL) if create else [0]:
+                part = paths[at : at + ARGS_PER_CALL] if create else paths
                 res = next(results) if create else [next(results), next(results)]
                 if isinstance(res, Exception) or any(isinstance(r, Exception) for r in res):  # a key of the wrong type
                     self.corruption.add(key_in(res if isinstance(res, Exception) else res[0]), "wrong type", len(part))
@@ -209,9 +209,9 @@ class GraphStore(ChangeStream):
                 elif create:
                     if res[-1]:
                         self.grown_hosts.add(hid)
-                    got += self._checked_ids(res[:-1], key, part)
+                    got += self._checked_ids(res[:-1], urls_key, part)
                 else:
-                    got += [None if i is None else self._parse_id(i, key, p, res[0]) for p, i in zip(part, res[1])]
+                    got += [None if v is None else self._parse_id(v, urls_key, p, res[0]) for p, v in zip(part, res[1])]
             lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
         out: list[tuple[int, int] | None] = []
         for s in split:

@@ -119,13 +119,14 @@ def check_hosts(hosts: dict[int, HostEdges], counters: Counters, corruption: Cor
         e, g, a = (slice(int(cuts[x][k]), int(cuts[x][k + 1])) for x in ("edges", "gone", "alias"))
         part = HostEdges(int(n_pages), checked.src_local[e], checked.dst_host[e], checked.dst_local[e], checked.weight[e],
                          checked.gone[g], checked.alias_local[a], checked.alias_target[a], hosts[hid].pages)
-        if part.pages is not None and len(part.pages):
-            ok = _in_range(np.full(len(part.pages), hid), part.pages, counters, {hid: part.n_pages})
+        pages = part.pages
+        if pages is not None and len(pages):
+            ok = _in_range(np.full(len(pages), hid), pages, counters, {hid: part.n_pages})
             if not ok.all():
                 corruption.add(counters.keys.changes, f"{int((~ok).sum())} pages of host {hid} beyond its counter",
                                int((~ok).sum()))
-                part = replace(part, pages=part.pages[ok])
-            if len(part.pages):  # every page named is numbered, even past a ``paths`` hash that lost fields
-                part = replace(part, n_pages=max(part.n_pages, int(part.pages.max()) + 1))
+                pages = pages[ok]
+            top = int(pages.max()) + 1 if len(pages) else 0  # every page named is numbered, even past a short ``paths``
+            part = replace(part, pages=pages, n_pages=max(part.n_pages, top))
         out[hid] = part
     return out
