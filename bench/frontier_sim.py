@@ -110,22 +110,38 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
     The frontier keeps what the Scrapy scheduler keeps: per queued URL its evidence
     (``Strategy.evidence`` summed over its in-links), per host its queued and handed-out counts
     (``HostTally``); an entry is re-scored when an in-link reaches it and, for a strategy that
-    ``uses_hosts``, every entry once per epoch."""
+    ``uses_hosts``, every entry of a host whose scale drifted (``Strategy.rescore_due``, checked
+    once a fetched page's links are queued, for its host and the hosts they point to) and every
+    entry once per epoch."""
     t0 = time.perf_counter()
     queue = FrontierQueue()
     tally = HostTally()
     evidence: dict[int, float] = {}
+    by_host: dict[str, set[int]] = {}
     seen: set[int] = set()
+    rescored = 0
 
     def rescore(key: int) -> None:
         entry = queue.entries[key]
         queue.rescore(key, strat.score(evidence[key], 0, tally.of(entry.slot)))
 
+    def rescore_host(host: str) -> None:
+        nonlocal rescored
+        for key in by_host.get(host, ()):
+            rescore(key)
+        rescored += len(by_host.get(host, ()))
+        tally.of(host).scale = strat.host_factor(tally.of(host))
+
+    def push(key: int, prio: int) -> None:
+        host = web.host[key]
+        tally.queued(host)
+        by_host.setdefault(host, set()).add(key)
+        queue.push(key, host, strat.score(evidence[key], prio, tally.of(host)), None)
+
     for s in web.seeds:
         seen.add(s)
         evidence[s] = strat.seed_evidence()
-        tally.queued(web.host[s])
-        queue.push(s, web.host[s], strat.score(evidence[s], 0, tally.of(web.host[s])), None)
+        push(s, 0)
     pending: deque[tuple[int, float]] = deque()
     order: list[int] = []
     ranker = LiveRanks()
@@ -140,6 +156,7 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
                 break
             tally.taken(entry.slot)
             evidence.pop(int(entry.key))
+            by_host[entry.slot].discard(int(entry.key))
             pending.append((int(entry.key), entry.score))
         if not pending:
             break
@@ -150,6 +167,7 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
         share = 1.0 / len(counted) if counted else 0.0
         rel_page = ranks.get(page, mean) / mean if mean > 0 else 1.0
         t1 = time.perf_counter()
+        touched = {web.host[page]}
         for t in web.follow[page].tolist():
             s = share if t in counted else 0.0
             if t in queue:
@@ -164,21 +182,25 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
                     rel_t = ranks.get(t, mean) / mean if mean > 0 else 1.0
                     prio = score(rel_page, 1.0, rel_t, 0.0) if s else score(0.0, 0.0, rel_t, 0.0) - FOLLOW_ONLY_OFFSET
                 evidence[t] = strat.evidence(value, s)
-                tally.queued(web.host[t])
-                queue.push(t, web.host[t], strat.score(evidence[t], prio, tally.of(web.host[t])), None)
+                push(t, prio)
+                touched.add(web.host[t])
                 updates += 1
+        for host in touched:
+            if strat.rescore_due(tally.of(host)):
+                rescore_host(host)
         update_s += time.perf_counter() - t1
         ranker.add(page, content)
-        if epoch_ranks and len(order) % epoch_pages == 0:
-            ranks = ranker.publish()
+        if (epoch_ranks or strat.uses_hosts) and len(order) % epoch_pages == 0:
             epochs += 1
-            mean = float(np.mean(list(ranks.values()))) if ranks else 0.0
-            if strat.uses_ranks:
+            if epoch_ranks:
+                ranks = ranker.publish()
+                mean = float(np.mean(list(ranks.values()))) if ranks else 0.0
+            if epoch_ranks and strat.uses_ranks:
                 evidence.update(epoch_evidence((key, queue.entries[key].slot, r, evidence[key])
                                                for key, r in ranks.items() if key in queue))
             if strat.uses_hosts:
-                for key in list(queue.entries):
-                    rescore(key)
+                for host in list(by_host):
+                    rescore_host(host)
     return SimResult(order, time.perf_counter() - t0, updates, update_s, epochs)
 
 
@@ -226,6 +248,9 @@ def run_all(web: SimWeb, fractions: Sequence[float], names: Sequence[str], infli
                      "us_per_update": 1e6 * res.update_seconds / max(res.updates, 1), "epochs": res.epochs}
     res = simulate(web, strategy("static"), budget, inflight, epoch_pages, read_ranks=False)
     out["static, ranks never read"] = {"mass": mass_curve(web, res.order, ks)}
+    if "pagerank" in names:
+        res = simulate(web, strategy("pagerank"), budget, inflight, epoch_pages, read_ranks=False)
+        out["pagerank, ranks never read"] = {"mass": mass_curve(web, res.order, ks)}
     return out
 
 

@@ -34,7 +34,10 @@ is followed but is no edge of the ranked graph).
     ranks by their live PageRank above the epoch's lowest rank (their in-flow from the crawl
     graph, where the linking pages' ranks include the in-links found after they were fetched),
     scaled per host so that the host's summed evidence stays the same (``epoch_evidence``);
-    in-links seen after the epoch add their shares to it again.
+    in-links seen after the epoch add their shares to it again. The host factor (D − F) / (F + 1)
+    changes with every fetch: scores set under different factors would not compare, so a host's
+    entries are re-scored together whenever its factor has drifted by ``RESCORE_DRIFT`` since
+    their last re-scoring (``rescore_due``), and all entries once per epoch.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ from dataclasses import dataclass, field
 
 SEED_CASH = 1.0
 """OPIC's initial cash of a start request, handed on to the links of its page."""
+RESCORE_DRIFT = 0.5
+"""A host's entries are re-scored together once its host factor moved by this share of itself:
+O(log F) times per host while F pages of it are fetched."""
 
 
 @dataclass(slots=True)
@@ -52,6 +58,8 @@ class HostCounts:
 
     queued: int = 0
     fetched: int = 0
+    scale: float = 0.0
+    """The strategy's ``host_factor`` when every queued entry of the host was last re-scored."""
 
 
 @dataclass
@@ -102,6 +110,18 @@ class Strategy:
     def uses_hosts(self) -> bool:
         """The score depends on the host's counts: every queued entry is re-scored once per epoch."""
         return self.name == "pagerank"
+
+    def host_factor(self, host: HostCounts) -> float:
+        """What a host's counts weigh evidence by (``pagerank``: (D − F) / (F + 1))."""
+        return max(host.queued, 0) / (max(host.fetched, 0) + 1.0) if self.name == "pagerank" else 1.0
+
+    def rescore_due(self, host: HostCounts) -> bool:
+        """The host's entries hold scores of a host factor that has drifted by more than
+        ``RESCORE_DRIFT`` of itself since they were set: re-score every queued entry of the host
+        (and set ``host.scale``), so its entries compare with each other and with other hosts'."""
+        if not self.uses_hosts:
+            return False
+        return abs(self.host_factor(host) - host.scale) > RESCORE_DRIFT * host.scale or host.scale == 0.0
 
     def evidence(self, value: float, share: float) -> float:
         """Evidence one in-link adds: from a page of ``value`` with vote ``share``."""

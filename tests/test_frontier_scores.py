@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rankcrawl.crawler.frontier_scores import NAMES, HostCounts, HostTally, epoch_evidence, strategy
+from rankcrawl.crawler.frontier_scores import NAMES, RESCORE_DRIFT, HostCounts, HostTally, epoch_evidence, strategy
 
 ALPHA = 0.85
 
@@ -78,3 +78,17 @@ def test_host_tally() -> None:
     tally.dropped("h")
     assert tally.of("h") == HostCounts(queued=1, fetched=1)
     assert tally.of("other") == HostCounts()
+
+
+def test_host_rescore_when_its_factor_drifts() -> None:
+    pr = strategy("pagerank")
+    host = HostCounts(queued=9, fetched=2)
+    assert pr.host_factor(host) == 3.0
+    assert pr.rescore_due(host)  # never re-scored
+    host.scale = pr.host_factor(host)
+    assert not pr.rescore_due(host)
+    host.fetched = 3  # factor 9 / 4 = 2.25: drifted by a quarter
+    assert not pr.rescore_due(host)
+    host.fetched, host.queued = 5, 8  # 8 / 6: drifted by more than RESCORE_DRIFT
+    assert 1 - pr.host_factor(host) / host.scale > RESCORE_DRIFT and pr.rescore_due(host)
+    assert not any(strategy(n).rescore_due(HostCounts(queued=5)) for n in NAMES if n != "pagerank")
