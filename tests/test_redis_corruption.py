@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import redis
 from click.testing import CliRunner
+from test_crawl_e2e import OWN_FRAMES
 
 from rankcrawl.crawler.cli.main import main
 from rankcrawl.ranker.service import RankerService
@@ -232,3 +233,62 @@ def test_a_planted_huge_id_does_not_grow_the_ranker(graph: dict[str, int], redis
     assert planted < 2 * clean, (planted, clean)
     assert f"corrupt value at key {K.out(graph['c.org'])}" in log and f"corrupt value at key {K.gone(graph['a.org'])}" in log
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 4 * clean
+
+
+CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()"]
+FAST = ["-s", "RANKCRAWL_ALLOW_PRIVATE=True", "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "LOG_LEVEL=WARNING",
+        "-s", "RANKCRAWL_RANKER=False", "-s", "DOWNLOAD_DELAY=0"]
+
+
+@pytest.fixture
+def web() -> Iterator[Any]:
+    from rankcrawl.crawler.demoweb.web import DemoWeb
+
+    with DemoWeb(seed=2, n_hosts=2, pages_per_host=14).serve() as served:
+        yield served
+
+
+def crawl(web: Any, redis_url: str, *extra: str) -> tuple[int, dict[str, str], str]:
+    done = subprocess.run([*CLI, "crawl", *web.seeds, "--redis-url", redis_url, *FAST, *extra],
+                          capture_output=True, text=True, timeout=240)
+    stats = dict(line.split("\t", 1) for line in done.stdout.splitlines() if "\t" in line)
+    assert not any(frame in done.stderr for frame in OWN_FRAMES), done.stderr[-3000:]  # Scrapy logs refused connections
+    return done.returncode, stats, done.stderr
+
+
+@pytest.mark.slow
+def test_a_crawl_over_corrupt_site_state_and_stream_stores_every_page(web: Any, redis_url: str, r: redis.Redis) -> None:
+    """Site-level state of the wrong types and with counts that are not numbers, a change stream that
+    is a string: repaired and counted; every fetched page stored, ranked afterwards, exit 0."""
+    for origin in web.origins:
+        r.hset(K.site_meta(origin), mapping={"n": "abc", "gen": "7"})
+        r.rpush(K.site_sketch(origin), "x")
+        r.hset(K.site_seen(origin, 0), "a", "b")
+    r.set(K.site_df_n, "abc")
+    r.set(K.site_neardup, "x")
+    r.set(K.changes, "x")
+    r.hset(K.hosts, "http://elsewhere.invalid", "-1")
+    code, stats, err = crawl(web, redis_url)
+    assert code == 0, err[-3000:]
+    assert int(stats["rankcrawl/pages/pushed"]) >= len(web.pages) // 2 and stats["rankcrawl/pages/failed"] == "0"
+    assert int(stats["rankcrawl/redis/corrupt"]) >= 1  # the stream
+    assert "corrupt value at key rc:site:{" in err and "corrupt value at key rc:{g}:changes" in err
+    assert run("ranker", "--once", "--redis-url", redis_url).exit_code == 0
+    top = run("top", "--redis-url", redis_url)
+    assert top.exit_code == 0 and len(top.output.splitlines()) == 10
+
+
+@pytest.mark.slow
+def test_a_crawl_whose_host_id_is_corrupt_says_so_and_fails(web: Any, redis_url: str, r: redis.Redis) -> None:
+    """The first host's stored HostID is not a number: its pages cannot be stored (counted, the edge
+    writer goes on), the other host's pages are, and the crawl exits non-zero saying why."""
+    r.hset(K.hosts, web.origins[0], "abc")
+    code, stats, err = crawl(web, redis_url)
+    assert code == 1
+    failed, pushed = int(stats["rankcrawl/pages/failed"]), int(stats["rankcrawl/pages/pushed"])
+    assert failed > 0 and pushed > 0 and int(stats["rankcrawl/redis/corrupt"]) >= 1
+    assert err.strip().splitlines()[-1] == (f"rankcrawl: error: {failed} pages could not be stored (corrupt values in "
+                                            "Redis or write errors: see the log)")
+    assert "corrupt value at key rc:{g}:hosts" in err
+    stored = {u for u, _, _ in GraphStore(r).iter_edges()}
+    assert stored and all(u.startswith(web.origins[1]) for u in stored)
