@@ -16,7 +16,8 @@ past it the page's prefix is analysed (``PageResult.prefix``), else it is skippe
 site-level step changed. ``close()`` must be awaited at the end of the crawl: it stops the
 workers, replays site-level state Redis missed during an outage (stat ``rankcrawl/site/unwritten``:
 pages whose state could not be written, a dead site-level process's backlog included; its restarts are
-``rankcrawl/site/restarts``) and writes the last re-pushes.
+``rankcrawl/site/restarts``; corrupt values of that state, each repaired, ``rankcrawl/site/corrupt``)
+and writes the last re-pushes.
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ class PageAnalyzer:
                                 ("rankcrawl/site/fallback", counts.fallbacks),
                                 ("rankcrawl/site/replayed", counts.replayed),
                                 ("rankcrawl/site/unwritten", counts.unwritten + left),
+                                ("rankcrawl/site/corrupt", counts.corrupt),
                                 ("rankcrawl/site/restarts", self.site.restarts),
                                 ("rankcrawl/analysis/workers", self.pool.workers),
                                 ("rankcrawl/analysis/worker_restarts", self.pool.restarts),

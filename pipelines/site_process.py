@@ -71,13 +71,14 @@ class SiteFigures(NamedTuple):
     fallbacks: int = 0
     replayed: int = 0
     unwritten: int = 0
+    corrupt: int = 0  # corrupt values of the site-level state met (each repaired: ``sitestate``)
 
     def plus(self, other: SiteFigures) -> SiteFigures:
         return SiteFigures(*map(add, self, other))
 
 
 def figures(site: SiteAnalyzer) -> SiteFigures:
-    return SiteFigures(site.round_trips, site.fallbacks, site.replayed, site.unwritten)
+    return SiteFigures(site.round_trips, site.fallbacks, site.replayed, site.unwritten, site.state.corruption.total)
 
 
 @dataclass

@@ -272,6 +272,7 @@ def test_a_crawl_over_corrupt_site_state_and_stream_stores_every_page(web: Any, 
     assert code == 0, err[-3000:]
     assert int(stats["rankcrawl/pages/pushed"]) >= len(web.pages) // 2 and stats["rankcrawl/pages/failed"] == "0"
     assert int(stats["rankcrawl/redis/corrupt"]) >= 1  # the stream
+    assert int(stats["rankcrawl/site/corrupt"]) >= 2 * len(web.origins) + 2  # per host n or gen, sketch, seen; dfn, nd
     assert "corrupt value at key rc:site:{" in err and "corrupt value at key rc:{g}:changes" in err
     assert run("ranker", "--once", "--redis-url", redis_url).exit_code == 0
     top = run("top", "--redis-url", redis_url)
