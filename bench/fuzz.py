@@ -3,7 +3,7 @@
     python -m bench.fuzz [--cases 10000] [--seed 0] [--timeout 1.0] [--no-write]
 
 Every case (``bench.hostile``: random bytes, mutated HTML, regex bombs, deep nesting, gzip bombs,
-bogus charsets, huge attributes, hostile hrefs, NUL bytes, UTF-16/32, plus FIFOs and /dev/zero) is
+bogus charsets, huge attributes, hostile hrefs, pages of 50k/100k/200k links, NUL bytes, UTF-16/32, plus FIFOs and /dev/zero) is
 written to a file and given to ``extract_file`` exactly as the command does (in a ``Sandbox`` child:
 read the regular file up to the page cap, analyse within ``--timeout`` seconds, JSON line; the child
 is killed at ``HARD_FACTOR`` × the budget). The wall time of each call is measured in this process

@@ -122,6 +122,16 @@ def hostile_hrefs(rng: random.Random, scale: float) -> tuple[str, bytes]:
     return ".html", f"<html><head>{base}</head><body><p>{words(rng, 40)} {links}</p></body></html>".encode()
 
 
+MANY_LINKS = (50_000, 100_000, 200_000)
+
+
+def many_links(rng: random.Random, scale: float) -> tuple[str, bytes]:
+    """A list of 50,000, 100,000 or 200,000 links (2.5-10 MB): the link features' worst case."""
+    n = max(5, int(rng.choice(MANY_LINKS) * scale))
+    items = "".join(f"<li><a href='/p{i}?q={rng.randrange(9)}'>item {i} {rng.choice(WORDS)}</a></li>" for i in range(n))
+    return ".html", f"<html><body><p>{words(rng, 200)}</p><ul>{items}</ul><p>{words(rng, 50)}</p></body></html>".encode()
+
+
 def nul_bytes(rng: random.Random, scale: float) -> tuple[str, bytes]:
     data = bytearray(page(rng, rng.randrange(1, max(2, int(100 * scale)))).encode())
     for _ in range(rng.randrange(1, 2000)):
@@ -145,6 +155,7 @@ KINDS: dict[str, Callable[[random.Random, float], tuple[str, bytes]]] = {
     "bogus charset": bogus_charset,
     "huge attributes": huge_attributes,
     "hostile hrefs": hostile_hrefs,
+    "many links": many_links,
     "NUL bytes": nul_bytes,
     "UTF-16/32": utf16_page,
 }
