@@ -14,8 +14,9 @@ scheduler runs) with
 
 and returns the fetch order. ``mass_curve`` is the share of the total importance held by the first
 k fetched pages. Yardsticks that are no rankcrawl strategy live here: the oracle (pages by
-importance, whatever the links) and larger-sites-first (the host with the most queued URLs next,
-Baeza-Yates et al. 2005).
+importance, whatever the links), the best of the discovered (each pop takes the queued URL of the
+highest importance: the most a frontier can reach with the links it has seen) and
+larger-sites-first (the host with the most queued URLs next, Baeza-Yates et al. 2005).
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ class SimResult:
     updates: int
     update_seconds: float
     epochs: int
+    host_rescores: int = 0
+    """Entries re-scored because their host's scale drifted or an epoch was published."""
 
 
 def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoch_pages: int = 100,
@@ -201,7 +204,7 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
             if strat.uses_hosts:
                 for host in list(by_host):
                     rescore_host(host)
-    return SimResult(order, time.perf_counter() - t0, updates, update_s, epochs)
+    return SimResult(order, time.perf_counter() - t0, updates, update_s, epochs, rescored)
 
 
 def larger_sites_first(web: SimWeb, budget: int) -> list[int]:
@@ -224,6 +227,32 @@ def larger_sites_first(web: SimWeb, budget: int) -> list[int]:
     return order
 
 
+def best_discovered(web: SimWeb, budget: int, inflight: int = 16) -> list[int]:
+    """What a crawl can reach at best: each pop takes the queued URL of the highest importance (a
+    frontier that knows every discovered URL's final rank), with ``inflight`` pages in flight."""
+    queue = FrontierQueue()
+    seen = set(web.seeds)
+    for s in web.seeds:
+        queue.push(s, web.host[s], float(web.importance[s]), None)
+    pending: deque[int] = deque()
+    order: list[int] = []
+    while len(order) < budget:
+        while len(pending) < inflight and len(order) + len(pending) < budget:
+            entry = queue.pop()
+            if entry is None:
+                break
+            pending.append(int(entry.key))
+        if not pending:
+            break
+        page = pending.popleft()
+        order.append(page)
+        for t in web.follow[page].tolist():
+            if t not in seen:
+                seen.add(t)
+                queue.push(t, web.host[t], float(web.importance[t]), None)
+    return order
+
+
 def oracle(web: SimWeb, budget: int) -> list[int]:
     """The best possible order: pages by importance."""
     return np.argsort(-web.importance, kind="stable")[:budget].tolist()
@@ -241,11 +270,13 @@ def run_all(web: SimWeb, fractions: Sequence[float], names: Sequence[str], infli
     ks = [max(1, int(round(f * web.n))) for f in fractions]
     budget = max(ks)
     out: dict[str, dict] = {"oracle": {"mass": mass_curve(web, oracle(web, budget), ks)},
+                            "best of the discovered": {"mass": mass_curve(web, best_discovered(web, budget, inflight), ks)},
                             "larger-sites-first": {"mass": mass_curve(web, larger_sites_first(web, budget), ks)}}
     for name in names:
         res = simulate(web, strategy(name), budget, inflight, epoch_pages)
         out[name] = {"mass": mass_curve(web, res.order, ks), "seconds": res.seconds, "updates": res.updates,
-                     "us_per_update": 1e6 * res.update_seconds / max(res.updates, 1), "epochs": res.epochs}
+                     "us_per_update": 1e6 * res.update_seconds / max(res.updates, 1), "epochs": res.epochs,
+                     "rescored_per_page": res.host_rescores / max(len(res.order), 1)}
     res = simulate(web, strategy("static"), budget, inflight, epoch_pages, read_ranks=False)
     out["static, ranks never read"] = {"mass": mass_curve(web, res.order, ks)}
     if "pagerank" in names:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from bench.frontier_sim import SimWeb, best_discovered, simulate
 from rankcrawl.crawler.frontier_scores import NAMES, RESCORE_DRIFT, HostCounts, HostTally, epoch_evidence, strategy
 
 ALPHA = 0.85
@@ -92,3 +94,25 @@ def test_host_rescore_when_its_factor_drifts() -> None:
     host.fetched, host.queued = 5, 8  # 8 / 6: drifted by more than RESCORE_DRIFT
     assert 1 - pr.host_factor(host) / host.scale > RESCORE_DRIFT and pr.rescore_due(host)
     assert not any(strategy(n).rescore_due(HostCounts(queued=5)) for n in NAMES if n != "pagerank")
+
+
+def hub_web() -> SimWeb:
+    """Host a: a start page linking to 30 pages that all link to one page T (page 31); host b: a
+    start page linking to 10 pages that link nowhere. T holds most of the importance."""
+    follow = [np.arange(1, 31)] + [np.array([31]) for _ in range(30)] + [np.array([], dtype=np.int64)]
+    follow += [np.arange(33, 43)] + [np.array([], dtype=np.int64) for _ in range(10)]
+    importance = np.full(43, 0.1 / 42)
+    importance[31] = 0.9
+    return SimWeb("hub", follow, list(follow), ["a"] * 32 + ["b"] * 11, importance, [0, 32])
+
+
+def test_simulated_crawl_fetches_the_linked_page_early() -> None:
+    web = hub_web()
+    ranks = {}
+    for name in NAMES:
+        order = simulate(web, strategy(name), web.n, inflight=1, epoch_pages=5).order
+        assert sorted(order) == list(range(web.n))  # every page once
+        ranks[name] = order.index(31)
+    assert ranks["breadth-first"] > 30
+    assert ranks["pagerank"] <= 4  # after the start pages and one page that links to T
+    assert best_discovered(web, web.n, inflight=1).index(31) == 3
