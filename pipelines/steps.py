@@ -8,18 +8,22 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 | decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
 | parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search                    |
 | blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context        |
-| fusion      | Block Fusion (``blockfusion``, variant ``fusion``)               | blocks (empties atomic)         |
+| regions     | page type (``page_type``); subtrees whose blocks will be dropped: | page_type, drop_roots           |
+|             | hidden (``hidden``), share bars (``share_bars``), comment sections |                                 |
+|             | after the article but on forums and products (``comments``)       |                                 |
+| fusion      | Block Fusion (``blockfusion``, variant ``fusion``) of each run of | blocks (empties atomic), dropped |
+|             | atomic blocks inside / outside ``drop_roots`` (``dropping``)      |                                 |
 | positions   | share of the page's words before each block                      | blocks[i].position              |
 | title       | the ``<title>`` text                                             | title                           |
 
-then the classification steps of ``PRESETS``:
+then the classification steps of ``PRESETS``, and ``drop``:
 
-| preset                                         | after BASE                           |
-|------------------------------------------------|--------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, prose_links |
-| ``trained-lists``                              | block_model, link_model, prose_links, content_lists |
-| ``trained-blocks``                             | block_model (links follow blocks)    |
-| ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3) |
+| preset                                         | after BASE                                  |
+|------------------------------------------------|---------------------------------------------|
+| ``trained`` (default)                          | block_model, link_model, prose_links, drop  |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, drop |
+| ``trained-blocks``                             | block_model (links follow blocks), drop     |
+| ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop |
 
 ``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
@@ -28,7 +32,9 @@ content (``link_classifier.content_lists``: tables of contents, indexes, product
 not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
 their gold annotations list no link at all), see docs/BENCHMARKS.md.
 ``"<preset>+largest"`` / ``"+main"`` append the Largest / Main Content filter; a callable
-classifier ``f(blocks) -> bool[n]`` replaces the classification steps.
+classifier ``f(blocks) -> bool[n]`` replaces the classification steps (``drop`` follows it too).
+``drop``: the blocks inside ``drop_roots`` leave the text and their anchors the content links
+(``dropping``); the classifiers before it see every block.
 """
 
 from __future__ import annotations
@@ -42,14 +48,19 @@ import numpy as np
 from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.blocks import atomic_blocks
 from rankcrawl.pipelines.classifiers import FILTERS, RULES, Classifier
+from rankcrawl.pipelines.comments import comment_sections
 from rankcrawl.pipelines.deadline import Deadline
 from rankcrawl.pipelines.decoding import decode_html
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import PageContext
+from rankcrawl.pipelines.dropping import drop, fuse_apart
 from rankcrawl.pipelines.elements import PageSearch
+from rankcrawl.pipelines.hidden import hidden_regions
 from rankcrawl.pipelines.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.link_features import AnchorRows
+from rankcrawl.pipelines.page_type import page_type
 from rankcrawl.pipelines.parsing import parse_page
+from rankcrawl.pipelines.share_bars import share_bars
 from rankcrawl.pipelines.trained_classifier import block_model, decide, features_and_page
 
 
@@ -73,6 +84,9 @@ class PageState:
     orphans: list[Any] = field(default_factory=list)
     blocks: list[TextBlock] = field(default_factory=list)
     context: PageContext = field(default_factory=PageContext)
+    page_type: str = "other"
+    drop_roots: list[Any] = field(default_factory=list)
+    dropped: list[bool] = field(default_factory=list)
     title: str = ""
     proba: np.ndarray | None = None
     page_features: np.ndarray | None = None
@@ -112,8 +126,17 @@ def _blocks(s: PageState) -> None:
     s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
 
 
+def _regions(s: PageState) -> None:
+    if s.root is None or not s.atomic:
+        return
+    s.page_type = page_type(s.context.page_types, s.url)
+    s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
+                    *comment_sections(s.root, s.atomic, s.page_type)]
+
+
 def _fusion(s: PageState) -> None:
-    s.blocks, s.atomic = block_fusion(s.atomic, s.fusion, s.deadline), []
+    s.blocks, s.dropped = fuse_apart(s.atomic, s.drop_roots, lambda run: block_fusion(run, s.fusion, s.deadline))
+    s.atomic = []
 
 
 def _positions(s: PageState) -> None:
@@ -167,6 +190,11 @@ def _content_lists(s: PageState) -> None:
                 s.link_content[el] = True
 
 
+def _drop(s: PageState) -> None:
+    if s.flags is not None and any(s.dropped):
+        drop(s.blocks, s.flags, s.link_content, s.dropped)
+
+
 def rules(name: str) -> Step:
     """The rule-based classifier ``name`` of ``classifiers.RULES`` as a step."""
     rule = RULES[name]
@@ -198,20 +226,21 @@ def content_filter(name: str) -> Step:
 
 TITLE_TEXT = "//title[1]//text()"
 BASE: tuple[Step, ...] = (Step("decode", _decode), Step("parse", _parse), Step("blocks", _blocks),
-                          Step("fusion", _fusion), Step("positions", _positions), Step("title", _title))
+                          Step("regions", _regions), Step("fusion", _fusion), Step("positions", _positions), Step("title", _title))
 BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
 PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
+DROP = Step("drop", _drop)
 PROSE_PROBA = 0.8
 PROSE_LINK_DENSITY = 0.25
 """prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
 block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS),
-    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS),
-    "trained-blocks": BASE + (BLOCK_MODEL,),
-    **{name: BASE + (rules(name),) for name in RULES},
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, DROP),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, DROP),
+    "trained-blocks": BASE + (BLOCK_MODEL, DROP),
+    **{name: BASE + (rules(name), DROP) for name in RULES},
 }
 DEFAULT_PRESET = "trained"
 
@@ -219,7 +248,7 @@ DEFAULT_PRESET = "trained"
 def preset(spec: str | Classifier | None) -> tuple[Step, ...]:
     """The steps for a classifier spec: a preset name, ``"name+filter"``, or a callable."""
     if callable(spec):
-        return BASE + (custom(spec),)
+        return BASE + (custom(spec), DROP)
     name, _, filt = (spec or DEFAULT_PRESET).partition("+")
     if name not in PRESETS:
         raise ValueError(f"unknown classifier {name!r} (one of {', '.join(PRESETS)})")

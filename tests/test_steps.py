@@ -19,21 +19,21 @@ def names(steps: tuple[Step, ...]) -> list[str]:
 
 
 def test_preset_table_is_explicit() -> None:
-    base = ["decode", "parse", "blocks", "fusion", "positions", "title"]
+    base = ["decode", "parse", "blocks", "regions", "fusion", "positions", "title"]
     assert names(BASE) == base
     assert DEFAULT_PRESET == "trained"
-    assert names(PRESETS["trained"]) == base + ["block_model", "link_model", "prose_links"]
-    assert names(PRESETS["trained-lists"]) == base + ["block_model", "link_model", "prose_links", "content_lists"]
-    assert names(PRESETS["trained-blocks"]) == base + ["block_model"]
+    assert names(PRESETS["trained"]) == base + ["block_model", "link_model", "prose_links", "drop"]
+    assert names(PRESETS["trained-lists"]) == base + ["block_model", "link_model", "prose_links", "content_lists", "drop"]
+    assert names(PRESETS["trained-blocks"]) == base + ["block_model", "drop"]
     for rule in RULES:
-        assert names(PRESETS[rule]) == base + [f"rules:{rule}"]
+        assert names(PRESETS[rule]) == base + [f"rules:{rule}", "drop"]
     assert set(CLASSIFIERS) == set(RULES) | {"trained"}
 
 
 def test_specs_filters_and_errors() -> None:
-    assert names(preset("numwords+largest"))[-2:] == ["rules:numwords", "filter:largest"]
+    assert names(preset("numwords+largest"))[-3:] == ["rules:numwords", "drop", "filter:largest"]
     assert names(preset(None)) == names(PRESETS["trained"])
-    assert names(preset(lambda blocks: [True] * len(blocks)))[-1] == "custom"
+    assert names(preset(lambda blocks: [True] * len(blocks)))[-2:] == ["custom", "drop"]
     with pytest.raises(ValueError, match="unknown classifier"):
         preset("nope")
     with pytest.raises(ValueError, match="unknown filter"):
