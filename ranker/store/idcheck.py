@@ -22,39 +22,45 @@ from rankcrawl.settings.keys import Keys
 
 
 class Counters:
-    """The ID counters of one store, read on demand: how many HostIDs, and each host's LocalIDs."""
+    """The ID counters of one store, read on demand: how many HostIDs, and each host's LocalIDs
+    (``limit``: one entry per HostID, -1 where not known yet; sized by the host count, which the
+    data justifies)."""
 
     def __init__(self, client: Any, keys: Keys) -> None:
         self.client, self.keys = client, keys
         self.n_hosts = int(client.hlen(keys.hosts))
-        self._pages: dict[int, int] = {}
+        self.limit = np.full(self.n_hosts, -1, dtype=np.int64)
+        self._asked = np.zeros(self.n_hosts, dtype=bool)
 
-    def pages(self, hids: np.ndarray) -> np.ndarray:
-        """LocalIDs handed out per host of ``hids`` (each below ``n_hosts``), one pipeline for the new ones."""
-        todo = sorted(set(hids.tolist()) - set(self._pages))
-        if todo:
-            pipe = self.client.pipeline(transaction=False)
-            for h in todo:
-                pipe.hlen(self.keys.urls(h))
-            for h, n in zip(todo, pipe.execute(raise_on_error=False)):
-                self._pages[h] = n if isinstance(n, int) else 0
-        return np.array([self._pages[h] for h in hids.tolist()], dtype=np.int64)
+    def know(self, hids: np.ndarray, pages: np.ndarray) -> None:
+        """Page counts read with the records (a lower bound of each counter)."""
+        ok = hids < self.n_hosts
+        np.maximum.at(self.limit, hids[ok], pages[ok])
+
+    def ask(self, hids: np.ndarray) -> None:
+        """Read the counters of hosts ``hids`` (each below ``n_hosts``) not read yet: one pipeline."""
+        todo = np.unique(hids[~self._asked[hids]]).tolist()
+        if not todo:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for h in todo:
+            pipe.hlen(self.keys.urls(h))
+        for h, n in zip(todo, pipe.execute(raise_on_error=False)):
+            self.limit[h] = max(int(self.limit[h]), n if isinstance(n, int) else 0)
+        self._asked[todo] = True
 
 
-def _in_range(hosts: np.ndarray, lids: np.ndarray, counters: Counters, known: dict[int, int]) -> np.ndarray:
-    """bool per (HostID, LocalID): both below their counters; ``known`` page counts are trusted
+def _in_range(hosts: np.ndarray, lids: np.ndarray, counters: Counters) -> np.ndarray:
+    """bool per (HostID, LocalID): both below their counters; the known page counts are trusted
     first, the counters asked only where they do not suffice."""
     hosts, lids = hosts.astype(np.int64), lids.astype(np.int64)
     ok = (hosts >= 0) & (hosts < counters.n_hosts) & (lids >= 0)
-    if not ok.any():
-        return ok
-    uniq, inv = np.unique(hosts[ok], return_inverse=True)
-    limit = np.array([known.get(h, -1) for h in uniq.tolist()], dtype=np.int64)
-    need = np.zeros(len(uniq), dtype=bool)
-    np.logical_or.at(need, inv, lids[ok] >= limit[inv])
+    h = np.where(ok, hosts, 0)
+    need = ok & (lids >= counters.limit[h]) if counters.n_hosts else ok
     if need.any():
-        limit[need] = np.maximum(limit[need], counters.pages(uniq[need]))
-    ok[ok] = lids[ok] < limit[inv]
+        counters.ask(h[need])
+    if counters.n_hosts:
+        ok &= lids < counters.limit[h]
     return ok
 
 
@@ -73,23 +79,23 @@ def check_packed(p: Packed, counters: Counters, corruption: Corruption) -> Packe
     valid_host = host_ids < counters.n_hosts
     for h in host_ids[~valid_host].tolist():
         corruption.add(keys.urls(h), f"HostID {h} is not below the host count {counters.n_hosts}")
-    known = dict(zip(host_ids[valid_host].tolist(), p.n_pages[valid_host].tolist()))
+    counters.know(host_ids[valid_host], p.n_pages[valid_host])
     pos = np.arange(len(host_ids))
 
     def per_record(counts: np.ndarray) -> np.ndarray:
         return np.repeat(pos, counts)
 
     e_host = per_record(p.n_edges)
-    src_ok = valid_host[e_host] & _in_range(host_ids[e_host], p.src_local, counters, known)
-    dst_ok = _in_range(p.dst_host, p.dst_local, counters, known)
+    src_ok = valid_host[e_host] & _in_range(host_ids[e_host], p.src_local, counters)
+    dst_ok = _in_range(p.dst_host, p.dst_local, counters)
     w = np.asarray(p.weight, dtype=np.float64)
     w_ok = np.isfinite(w) & (w > 0)
     keep_e = src_ok & dst_ok & w_ok
     g_host = per_record(p.n_gone)
-    keep_g = valid_host[g_host] & _in_range(host_ids[g_host], p.gone, counters, known)
+    keep_g = valid_host[g_host] & _in_range(host_ids[g_host], p.gone, counters)
     a_host = per_record(p.n_alias)
-    keep_a = (valid_host[a_host] & _in_range(host_ids[a_host], p.alias_local, counters, known)
-              & _in_range(p.alias_target["host"], p.alias_target["local"], counters, known))
+    keep_a = (valid_host[a_host] & _in_range(host_ids[a_host], p.alias_local, counters)
+              & _in_range(p.alias_target["host"], p.alias_target["local"], counters))
     ids = host_ids
     _report(corruption, keys.out, ids[e_host], ~(src_ok & dst_ok), "edge with a HostID or LocalID beyond its counter")
     _report(corruption, keys.out, ids[e_host], src_ok & dst_ok & ~w_ok, "edge weight not a finite positive number")
@@ -121,7 +127,7 @@ def check_hosts(hosts: dict[int, HostEdges], counters: Counters, corruption: Cor
                          checked.gone[g], checked.alias_local[a], checked.alias_target[a], hosts[hid].pages)
         pages = part.pages
         if pages is not None and len(pages):
-            ok = _in_range(np.full(len(pages), hid), pages, counters, {hid: part.n_pages})
+            ok = _in_range(np.full(len(pages), hid), pages, counters)
             if not ok.all():
                 corruption.add(counters.keys.changes, f"{int((~ok).sum())} pages of host {hid} beyond its counter",
                                int((~ok).sum()))
