@@ -71,9 +71,33 @@ def _report(corruption: Corruption, key_of: Callable[[int], str], hosts: np.ndar
             corruption.add(key_of(int(h)), why, c)
 
 
+def _all_in_range(p: Packed, counters: Counters) -> bool:
+    """True when every ID of ``p`` is below the page counts read with it and every weight is finite
+    and positive: a few passes over the edge arrays, no temporaries per edge beyond booleans."""
+    n = counters.n_hosts
+    if len(p.host_ids) and int(p.host_ids.max()) >= n:
+        return False
+    counters.know(p.host_ids.astype(np.int64), p.n_pages)
+    w = p.weight
+    if len(w) and not ((w > 0) & (w < np.inf)).all():
+        return False
+    for hosts, lids in ((p.dst_host, p.dst_local), (p.alias_target["host"], p.alias_target["local"])):
+        if len(hosts) and (int(hosts.max()) >= n or (lids >= counters.limit[hosts]).any()):
+            return False
+    for counts, lids in ((p.n_edges, p.src_local), (p.n_gone, p.gone), (p.n_alias, p.alias_local)):
+        full = counts > 0
+        if full.any():
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[full]
+            if (np.maximum.reduceat(lids, starts) >= p.n_pages[full]).any():
+                return False
+    return True
+
+
 def check_packed(p: Packed, counters: Counters, corruption: Corruption) -> Packed:
     """``p`` without hosts, edges, gone pages and redirects whose IDs are not below their counters
     or whose weights are not finite and positive (each counted in ``corruption`` under its key)."""
+    if _all_in_range(p, counters):
+        return p
     keys = counters.keys
     host_ids = p.host_ids.astype(np.int64)
     valid_host = host_ids < counters.n_hosts
