@@ -37,15 +37,20 @@ class Entry:
 
 
 class FrontierQueue:
-    """A re-scorable priority queue of unique keys, popped best-first among slots that are not busy."""
+    """A re-scorable priority queue of unique keys, popped best-first among slots that are not busy.
 
-    def __init__(self) -> None:
+    ``slot_score(slot, score)``, if given, is what the best entries of different slots are compared
+    by; within a slot entries are ordered by their own score, so it must be increasing in ``score``.
+    It may depend on the slot's state (its host's counts): after that state changes, ``refresh(slot)``."""
+
+    def __init__(self, slot_score: Callable[[str, float], float] | None = None) -> None:
         self.entries: dict[Hashable, Entry] = {}
+        self.slot_score = slot_score
         self._heaps: dict[str, list[tuple[float, int, Hashable]]] = {}
         self._live: dict[str, int] = {}
         self._heads: list[tuple[float, int, str]] = []
         self._registered: dict[str, tuple[float, int]] = {}
-        """Per slot, its tuple in ``_heads``: never below the slot's best live entry."""
+        """Per slot, its current tuple in ``_heads`` (−slot score of its best entry, that entry's seq)."""
         self._seq = 0
 
     def __len__(self) -> int:
@@ -73,20 +78,35 @@ class FrontierQueue:
             entry.score = score
             self._offer(entry)
 
+    def remove(self, key: Hashable) -> Entry | None:
+        """Drop a queued key (its heap tuples go stale); the entry, or None if it was not queued."""
+        entry = self.entries.pop(key, None)
+        if entry is not None:
+            self._live[entry.slot] -= 1
+            self.refresh(entry.slot)
+        return entry
+
     def _offer(self, entry: Entry) -> None:
         heap = self._heaps.setdefault(entry.slot, [])
         if len(heap) > 2 * self._live[entry.slot] + COMPACT_MIN:
             heap[:] = [(-e.score, e.seq, e.key) for e in self._slot_entries(heap, entry.slot)]
             heapq.heapify(heap)
         heapq.heappush(heap, (-entry.score, entry.seq, entry.key))
-        self._register(entry.slot, -entry.score, entry.seq)
+        self.refresh(entry.slot)
 
-    def _register(self, slot: str, neg: float, seq: int) -> None:
-        """Make (neg, seq) the slot's bound in the heads heap if it beats the registered one."""
-        known = self._registered.get(slot)
-        if known is None or (neg, seq) < known:
-            self._registered[slot] = (neg, seq)
-            heapq.heappush(self._heads, (neg, seq, slot))
+    def refresh(self, slot: str) -> None:
+        """Register the slot's best entry, with its slot score now, in the heads heap."""
+        head = self._head(slot)
+        if head is None:
+            self._registered.pop(slot, None)
+            return
+        neg = head[0] if self.slot_score is None else -self.slot_score(slot, -head[0])
+        if self._registered.get(slot) != (neg, head[1]):
+            self._registered[slot] = (neg, head[1])
+            heapq.heappush(self._heads, (neg, head[1], slot))
+        if len(self._heads) > 4 * len(self._registered) + COMPACT_MIN:
+            self._heads[:] = [(neg, seq, s) for s, (neg, seq) in self._registered.items()]
+            heapq.heapify(self._heads)
 
     def _slot_entries(self, heap: list[tuple[float, int, Hashable]], slot: str) -> list[Entry]:
         seen = {key for _, _, key in heap}
@@ -113,35 +133,23 @@ class FrontierQueue:
         found: Entry | None = None
         heads = self._heads
         while heads:
-            neg, seq, slot = heapq.heappop(heads)
-            if self._registered.get(slot) != (neg, seq):
-                continue  # superseded
-            head = self._head(slot)
-            if head is None:
-                del self._registered[slot]
-                continue
-            if head[0] != neg or head[1] != seq:  # the bound was optimistic: register the real head
-                self._registered[slot] = (head[0], head[1])
-                heapq.heappush(heads, (head[0], head[1], slot))
-                continue
+            item = heapq.heappop(heads)
+            slot = item[2]
+            if self._registered.get(slot) != item[:2]:
+                continue  # superseded by a later registration
             if busy is not None and busy(slot):
-                skipped.append((neg, seq, slot))
+                skipped.append(item)
+                continue
+            head = self._head(slot)
+            if head is None:  # pragma: no cover - every change of a slot re-registers it
+                del self._registered[slot]
                 continue
             heapq.heappop(self._heaps[slot])
             found = self.entries.pop(head[2])
             self._live[slot] -= 1
             del self._registered[slot]
-            nxt = self._head(slot)
-            if nxt is not None:
-                self._register(slot, nxt[0], nxt[1])
+            self.refresh(slot)
             break
         for item in skipped:
             heapq.heappush(heads, item)
         return found
-
-    def remove(self, key: Hashable) -> Entry | None:
-        """Drop a queued key (its heap tuples go stale); the entry, or None if it was not queued."""
-        entry = self.entries.pop(key, None)
-        if entry is not None:
-            self._live[entry.slot] -= 1
-        return entry

@@ -50,8 +50,6 @@ from rankcrawl.settings.config import RankcrawlConfig
 logger = logging.getLogger(__name__)
 
 STATE_FILE = "rankcrawl-frontier.jsonl"
-RESCORE_EVERY = 100
-"""Requests handed out between two re-scorings of every entry by its host's counts (``Strategy.uses_hosts``)."""
 
 
 def link_evidence(request: Request) -> tuple[float, float] | None:
@@ -75,12 +73,13 @@ class RankedScheduler(BaseScheduler):
         self.crawler, self.df, self.strategy, self.feed = crawler, dupefilter, strat, feed
         self.stats = crawler.stats
         self.jobdir = jobdir
-        self.queue = FrontierQueue()
         self.evidence: dict[Hashable, float] = {}
         """Per queued key, its evidence (``Strategy.evidence`` of its in-links, or of an epoch)."""
         self.tally = HostTally()
+        self.queue = FrontierQueue(self._host_score if strat.uses_hosts else None)
+        """Entries hold their score, or (``uses_hosts``) their evidence, which the host's counts turn
+        into the score the queue compares across hosts (exact at every pop: ``refresh``)."""
         self.spider: Spider | None = None
-        self._taken = 0
         self._downloader: Any = None
         self._unfiltered = 0
 
@@ -129,13 +128,13 @@ class RankedScheduler(BaseScheduler):
         s = slots.get(slot) if slots else None
         return s is not None and len(s.active) >= s.concurrency
 
-    def _score(self, key: Hashable, entry_slot: str, priority: int) -> float:
-        return self.strategy.score(self.evidence[key], priority, self.tally.of(entry_slot))
+    def _host_score(self, slot: str, evidence: float) -> float:
+        return self.strategy.score(evidence, 0, self.tally.of(slot))
 
-    def _rescore_all(self) -> None:
-        """Re-score every entry with its host's current counts."""
-        for entry in list(self.queue):
-            self.queue.rescore(entry.key, self._score(entry.key, entry.slot, entry.payload.priority))
+    def _score(self, key: Hashable, priority: int) -> float:
+        """What the queue orders an entry by: its score, or its evidence (``uses_hosts``)."""
+        ev = self.evidence[key]
+        return ev if self.strategy.uses_hosts else self.strategy.score(ev, priority)
 
     def enqueue_request(self, request: Request) -> bool:
         evidence = link_evidence(request)
@@ -147,9 +146,8 @@ class RankedScheduler(BaseScheduler):
             key = self.crawler.request_fingerprinter.fingerprint(request)
             if key in self.queue:
                 if evidence is not None and strat.rescores:
-                    entry = self.queue.entries[key]
                     self.evidence[key] += strat.evidence(*evidence)
-                    self.queue.rescore(key, self._score(key, entry.slot, entry.payload.priority))
+                    self.queue.rescore(key, self._score(key, self.queue.entries[key].payload.priority))
                     self.stats.inc_value("rankcrawl/frontier/rescored")
                 return False
             if self.df.request_seen(request):
@@ -166,7 +164,7 @@ class RankedScheduler(BaseScheduler):
     def _push(self, key: Hashable, request: Request) -> None:
         slot = self._slot(request)
         self.tally.queued(slot)
-        self.queue.push(key, slot, self._score(key, slot, request.priority), request)
+        self.queue.push(key, slot, self._score(key, request.priority), request)
         if self.feed is not None:
             self.feed.queued.append((key, request.url))
 
@@ -176,15 +174,14 @@ class RankedScheduler(BaseScheduler):
         entry = self.queue.pop(self._busy)
         if entry is None:
             return None
+        request: Request = entry.payload
+        request.meta[VALUE_META] = self.strategy.score(self.evidence.pop(entry.key), request.priority,
+                                                       self.tally.of(entry.slot))
         self.tally.taken(entry.slot)
-        self.evidence.pop(entry.key, None)
-        self._taken += 1
-        if self.strategy.uses_hosts and self._taken % RESCORE_EVERY == 0:
-            self._rescore_all()
+        if self.strategy.uses_hosts:
+            self.queue.refresh(entry.slot)
         if self.feed is not None:
             self.feed.taken.append(entry.key)
-        request: Request = entry.payload
-        request.meta[VALUE_META] = entry.score
         self.stats.inc_value("scheduler/dequeued")
         return request
 
@@ -194,12 +191,8 @@ class RankedScheduler(BaseScheduler):
             queued = self.queue.entries
             items = [(key, queued[key].slot, rank, self.evidence[key]) for key, rank in ranks if key in queued]
             self.evidence.update(epoch_evidence(items))
-            if self.strategy.uses_hosts:
-                self._rescore_all()
-            else:
-                for key, *_ in items:
-                    entry = queued[key]
-                    self.queue.rescore(key, self._score(key, entry.slot, entry.payload.priority))
+            for key, *_ in items:
+                self.queue.rescore(key, self._score(key, queued[key].payload.priority))
             self.stats.inc_value("rankcrawl/frontier/epochs")
             self.stats.inc_value("rankcrawl/frontier/ranked", len(items))
 
