@@ -89,11 +89,11 @@ class Keys:
         return f"{self.prefix}{{g}}:ranks:garbage:{epoch}"
 
     def top(self, epoch: int) -> str:
-        """zset: URL → rank, the best pages of ``epoch``."""
+        """zset: URL → unnormalised score y of the best pages of ``epoch`` (rank = y / ``norm`` of the state hash)."""
         return f"{self.prefix}{{g}}:top:{epoch}"
 
     def hostrank(self, epoch: int) -> str:
-        """zset: host key → summed rank of its pages in ``epoch``."""
+        """zset: host key → summed unnormalised score of its pages in ``epoch`` (rank = score / ``norm``)."""
         return f"{self.prefix}{{g}}:hostrank:{epoch}"
 
     # -- per host (slot of {h<id>}) -------------------------------------------------------

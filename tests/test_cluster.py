@@ -49,4 +49,4 @@ def test_commands_end_to_end_on_the_cluster(redis_cluster, cluster):
     top = runner.invoke(main, ["top", "-n", "3", "--hosts", "--redis-url", redis_cluster])
     assert top.exit_code == 0 and len(top.stdout.splitlines()) == 3
     rank = runner.invoke(main, ["rank", "http://s0.org/p", "--redis-url", redis_cluster])
-    assert rank.exit_code == 0 and float(rank.stdout.split("\t")[0]) > 0
+    assert rank.exit_code == 0 and float(rank.stdout.split("\t")[1]) > 0

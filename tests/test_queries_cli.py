@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 
 import pytest
 from click.testing import CliRunner
@@ -74,13 +75,14 @@ def test_ranker_once_then_queries(imported, redis_url, r):
     assert abs(sum(ranks.values()) - 1) < 1e-12
     top = run("top", "-n", "2", "--redis-url", redis_url).stdout.splitlines()
     best = sorted(ranks, key=ranks.get, reverse=True)[:2]
-    assert [line.split("\t")[1] for line in top] == best
+    assert [line.split("\t")[0] for line in top] == best
+    assert [float(line.split("\t")[1]) for line in top] == [ranks[u] for u in best]  # full precision, as exported
     hosts = run("top", "--hosts", "--redis-url", redis_url).stdout.splitlines()
-    assert {line.split("\t")[1] for line in hosts} == {"http://a.org", "http://b.org"}
-    assert abs(sum(float(line.split("\t")[0]) for line in hosts) - 1) < 1e-5
+    assert {line.split("\t")[0] for line in hosts} == {"http://a.org", "http://b.org"}
+    assert abs(sum(float(line.split("\t")[1]) for line in hosts) - 1) < 1e-12
     one = run("rank", "http://a.org/x", "http://A.org:80/x#y", "--redis-url", redis_url)
     assert one.exit_code == 0 and len(one.stdout.splitlines()) == 2
-    assert float(one.stdout.split("\t")[0]) == pytest.approx(ranks["http://a.org/x"], rel=1e-12)
+    assert float(one.stdout.splitlines()[0].split("\t")[1]) == ranks["http://a.org/x"]
     unknown = run("rank", "http://a.org/x", "http://nowhere.org/", "--redis-url", redis_url)
     assert unknown.exit_code == 1 and "http://nowhere.org/: not ranked" in unknown.stderr
 
@@ -153,3 +155,31 @@ def test_ranker_once_leaves_the_cyclic_collector_on_in_a_host_process(imported, 
     empty = run("ranker", "--once", "--redis-url", redis_url, "--key-prefix", "nothing:")
     assert empty.exit_code == 1 and "the graph is empty" in empty.stderr
     assert gc.isenabled()  # also when the epoch fails
+
+
+def test_no_epoch_yet_says_why(redis_url, r):
+    assert "no page is stored under the prefix 'rc:'" in run("top", "--redis-url", redis_url).stderr
+    GraphStore(r).put_pages([PageRecord(url="http://a.org/", links=[("http://b.org/", 1.0)], meta={"status": 200})])
+    assert "run `rankcrawl ranker --once`" in run("top", "--redis-url", redis_url).stderr
+    r.set(GraphStore(r).keys.lease, "token", px=5000)
+    message = run("rank", "http://a.org/", "--redis-url", redis_url).stderr
+    assert message == "rankcrawl: error: no ranks published yet: a ranker is solving the first epoch; ask again in a few seconds\n"
+
+
+def test_listings_share_one_contract_in_three_formats(redis_url, r):
+    GraphStore(r).put_pages([PageRecord(url=f"http://s{i}.org/", links=[(f"http://s{(i + 1) % 3}.org/", 1.0), ("http://never.org/", 1.0)],
+                                        meta={"status": 200}) for i in range(3)])
+    assert run("ranker", "--once", "--redis-url", redis_url).exit_code == 0
+    exported = dict(line.split("\t") for line in run("ranks", "export", "--redis-url", redis_url).stdout.splitlines())
+    tsv = [line.split("\t") for line in run("top", "-n", "4", "--redis-url", redis_url).stdout.splitlines()]
+    assert len(tsv) == 4 and all(exported[url] == value for url, value in tsv)  # the same repr of the same float
+    as_json = [json.loads(line) for line in run("top", "-n", "4", "--format", "json", "--redis-url", redis_url).stdout.splitlines()]
+    assert [(d["url"], d["rank"]) for d in as_json] == [(url, float(value)) for url, value in tsv]
+    table = run("top", "-n", "4", "--format", "table", "--redis-url", redis_url).stdout.splitlines()
+    assert table[0].split() == ["#", "rank", "url"] and len(table) == 5 and table[1].split()[2] == tsv[0][0]
+    crawled = [line.split("\t")[0] for line in run("top", "--crawled", "--redis-url", redis_url).stdout.splitlines()]
+    assert crawled == [url for url, _ in tsv if url != "http://never.org/"] and "http://never.org/" in dict(tsv)
+    hosts = [json.loads(line) for line in run("top", "--hosts", "--crawled", "--format", "json", "--redis-url", redis_url).stdout.splitlines()]
+    assert {d["host"] for d in hosts} == {"http://s0.org", "http://s1.org", "http://s2.org"}
+    rank = run("rank", "http://s1.org/", "--format", "json", "--redis-url", redis_url).stdout
+    assert json.loads(rank) == {"url": "http://s1.org/", "rank": float(exported["http://s1.org/"])}

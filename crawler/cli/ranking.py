@@ -12,6 +12,7 @@ from typing import TextIO
 
 import click
 
+from rankcrawl.crawler.cli.listing import emit, format_option
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
 from rankcrawl.ranker.parameters import ALPHA, TOL, checked
 from rankcrawl.ranker.store.graphstore import GraphStore
@@ -67,16 +68,32 @@ def ranks() -> None:
 
 
 @ranks.command("export")
+@format_option
 @redis_url_option
 @prefix_option
 @one_line_errors
-def ranks_export(redis_url: str | None, key_prefix: str) -> None:
+def ranks_export(fmt: str, redis_url: str | None, key_prefix: str) -> None:
     """Write url<TAB>rank for every ranked page (the ranks sum to 1)."""
+    emit(published(redis_url, key_prefix).export(), fmt)
+
+
+def published(redis_url: str | None, key_prefix: str) -> RankQueries:
+    """Queries over the published epoch; UserError saying why there is none yet."""
     queries = RankQueries(connect(redis_url), key_prefix)
     if queries.epoch() is None:
-        raise UserError("no ranks published yet: run `rankcrawl ranker --once`")
-    for url, rank in queries.export():
-        click.echo(f"{url}\t{rank!r}")
+        raise UserError(why_no_epoch(queries.store, key_prefix))
+    return queries
+
+
+def why_no_epoch(store: GraphStore, key_prefix: str) -> str:
+    """What a user can do while no epoch is published: crawl or import, wait for a ranker, or run one."""
+    if not store.client.hlen(store.keys.hosts):
+        return (f"no ranks yet: no page is stored under the prefix {key_prefix!r} "
+                "(crawl with `rankcrawl crawl` or the add-on, or `rankcrawl graph import`)")
+    if store.client.exists(store.keys.lease):
+        return "no ranks published yet: a ranker is solving the first epoch; ask again in a few seconds"
+    return ("no ranks published yet: a crawl's ranker publishes the first epoch seconds after its first pages; "
+            "with no crawl or ranker running, run `rankcrawl ranker --once`")
 
 
 def read_urls(path: str) -> list[str]:
@@ -99,7 +116,8 @@ def parameter(ctx: click.Context, param: click.Parameter, value: float) -> float
 @click.option("--once", is_flag=True, help="Solve once, publish, exit.")
 @redis_url_option
 @prefix_option
-@click.option("--alpha", type=float, default=ALPHA, show_default=True, callback=parameter)
+@click.option("--alpha", type=float, default=ALPHA, show_default=True, callback=parameter,
+              help="Damping factor: the share of rank that follows links (the rest teleports).")
 @click.option("--tol", type=float, default=TOL, show_default=True, callback=parameter,
               help="Certified bound on the L1 error of the published ranks.")
 @click.option("--partitions", type=click.IntRange(1), default=None,
@@ -160,37 +178,61 @@ def one_shot() -> Iterator[None]:
 
 
 @click.command("top")
-@click.option("-n", "n", type=click.IntRange(1), default=10, show_default=True)
+@click.option("-n", "n", type=click.IntRange(1), default=10, show_default=True,
+              help="How many pages (or hosts) to list, best first.")
 @click.option("--hosts", is_flag=True, help="Rank hosts (summed page ranks) instead of pages.")
+@click.option("--crawled", is_flag=True, help="Only pages (hosts) that were fetched or imported; the others are "
+              "link targets never fetched, ranked by the links into them.")
+@format_option
 @redis_url_option
 @prefix_option
 @one_line_errors
-def top(n: int, hosts: bool, redis_url: str | None, key_prefix: str) -> None:
-    """The best pages (or hosts) of the published epoch."""
-    queries = RankQueries(connect(redis_url), key_prefix)
-    if queries.epoch() is None:
-        raise UserError("no ranks published yet: run `rankcrawl ranker --once`")
-    for name, score in (queries.top_hosts(n) if hosts else queries.top(n)):
-        click.echo(f"{score:.6e}\t{name}")
+def top(n: int, hosts: bool, crawled: bool, fmt: str, redis_url: str | None, key_prefix: str) -> None:
+    """The best pages (or hosts) of the published epoch: url<TAB>rank."""
+    queries = published(redis_url, key_prefix)
+    if not crawled:
+        rows = queries.top_hosts(n) if hosts else queries.top(n)
+    else:
+        rows = crawled_hosts(queries, n) if hosts else crawled_pages(queries, n)
+    emit(rows, fmt, "host" if hosts else "url")
+
+
+def crawled_pages(queries: RankQueries, n: int) -> list[tuple[str, float]]:
+    """The ``n`` best pages of the published top list that have stored metadata (fetched or imported)."""
+    from rankcrawl.ranker.store.epochs import TOP_K
+
+    out: list[tuple[str, float]] = []
+    for url, value in queries.top(TOP_K):
+        if len(out) == n:
+            break
+        if queries.store.meta(url) is not None:
+            out.append((url, value))
+    return out
+
+
+def crawled_hosts(queries: RankQueries, n: int) -> list[tuple[str, float]]:
+    """The ``n`` best hosts with at least one page with stored metadata."""
+    from rankcrawl.ranker.store.epochs import TOP_K
+
+    rows = queries.top_hosts(TOP_K)
+    ids = queries.store.host_ids([host for host, _ in rows], create=False)
+    client, keys = queries.store.client, queries.store.keys
+    return [(host, value) for host, value in rows if host in ids and client.hlen(keys.meta(ids[host]))][:n]
 
 
 @click.command("rank")
 @click.argument("urls", nargs=-1, required=True)
+@format_option
 @redis_url_option
 @prefix_option
 @one_line_errors
-def rank(urls: tuple[str, ...], redis_url: str | None, key_prefix: str) -> None:
-    """Rank of the given pages; exits non-zero if any is not ranked."""
-    queries = RankQueries(connect(redis_url), key_prefix)
-    if queries.epoch() is None:
-        raise UserError("no ranks published yet: run `rankcrawl ranker --once`")
-    missing = 0
-    for url, value in queries.rank(urls).items():
-        if value is None:
-            missing += 1
-            click.echo(f"{url}: not ranked (unknown page or not in the published epoch)", err=True)
-        else:
-            click.echo(f"{value!r}\t{url}")
+def rank(urls: tuple[str, ...], fmt: str, redis_url: str | None, key_prefix: str) -> None:
+    """Rank of the given pages (url<TAB>rank); exits non-zero if any is not ranked."""
+    found = published(redis_url, key_prefix).rank(urls)
+    emit([(url, value) for url, value in found.items() if value is not None], fmt)
+    missing = [url for url, value in found.items() if value is None]
+    for url in missing:
+        click.echo(f"{url}: not ranked (unknown page or not in the published epoch)", err=True)
     if missing:
         sys.exit(1)
 
