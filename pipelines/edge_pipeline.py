@@ -40,7 +40,7 @@ from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.page_result import PageResult
-from rankcrawl.ranker.store.corrupt import CorruptValue, wrong_type
+from rankcrawl.ranker.store.corrupt import CorruptValue, key_in, wrong_type
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import RedisUnavailable, connect
@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 BACKOFF_START, BACKOFF_MAX = 0.1, 5.0
 BACKPRESSURE_POLL = 0.05
 RECENT_PAGES = 4096
+LOGGED_FAILURES = 10
 
 
 @dataclass
@@ -156,10 +157,15 @@ class EdgeWriter:
                 for _ in batch:
                     self.buffer.popleft()
 
-    def _failed(self, batch: Sequence[Record], exc: BaseException) -> None:
-        """Records that cannot be stored: counted and logged, never retried (the thread goes on)."""
+    def _failed(self, batch: Sequence[Record], exc: BaseException, store: GraphStore | None = None) -> None:
+        """Records that cannot be stored: counted, the first LOGGED_FAILURES logged, never retried (the
+        thread goes on); a key of the wrong type is counted as corrupt."""
+        if store is not None and wrong_type(exc):
+            store.corruption.add(key_in(exc), "wrong type", len(batch))
         self.failed += len(batch)
-        logger.error("rankcrawl: %d records not stored (%s: %s)", len(batch), type(exc).__name__, exc)
+        if self.failed - len(batch) < LOGGED_FAILURES:
+            logger.error("rankcrawl: %d records not stored (%s: %s)%s", len(batch), type(exc).__name__, exc,
+                         "; further failures are counted, not logged" if self.failed >= LOGGED_FAILURES else "")
 
     def _write(self, store: GraphStore, batch: list[Record]) -> None:
         if isinstance(batch[0], Redirect):
@@ -202,7 +208,7 @@ class EdgeWriter:
                 except Exception as exc:
                     if transient(exc):
                         raise
-                    self._failed([rec], exc)
+                    self._failed([rec], exc, store)
                 else:
                     if store.unstored:
                         self.failed += 1

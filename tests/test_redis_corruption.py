@@ -293,3 +293,23 @@ def test_a_crawl_whose_host_id_is_corrupt_says_so_and_fails(web: Any, redis_url:
     assert "corrupt value at key rc:{g}:hosts" in err
     stored = {u for u, _, _ in GraphStore(r).iter_edges()}
     assert stored and all(u.startswith(web.origins[1]) for u in stored)
+
+
+def test_the_edge_writer_survives_a_host_whose_keys_hold_the_wrong_type(redis_url: str, r: redis.Redis) -> None:
+    """Every write to one host fails on what its key holds: those pages are counted as failed (and
+    the key as corrupt), never retried; the other host's pages are stored; the thread goes on."""
+    from rankcrawl.pipelines.edge_pipeline import EdgeWriter
+
+    store = GraphStore(r)
+    store.put_pages([PageRecord("http://a.org/", []), PageRecord("http://b.org/", [])])
+    r.delete(K.out(0))
+    r.set(K.out(0), "x")
+    writer = EdgeWriter(redis_url, "rc:", batch=4, limit=100)
+    writer.start()
+    for i in range(6):
+        writer.put(PageRecord(f"http://a.org/{i}", [("http://b.org/", 1.0)]))
+        writer.put(PageRecord(f"http://b.org/{i}", [("http://a.org/", 1.0)]))
+    assert writer.close(30) == 0
+    assert (writer.failed, writer.pages) == (6, 6)
+    assert writer.corrupt == {"rc:{h<id>}:out": 6}
+    assert len(set(GraphStore(r).iter_edges())) == 6

@@ -26,7 +26,7 @@ from rankcrawl.ranker.store import _scan
 from rankcrawl.ranker.store.corrupt import key_in
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, HEAD
-from rankcrawl.ranker.store.outpack import PACK
+from rankcrawl.ranker.store.outpack import PACK, TYPED
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import UrlIds
 from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
@@ -34,7 +34,7 @@ from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 CALLS_PER_PIPELINE = 64
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-WRITE_PAGES = CHECKED + """
+WRITE_PAGES = CHECKED + "local KINDS = {'hash', 'hash', 'string'}\n" + TYPED + """
 local head, data, pos, pack_key = ARGV[1], ARGV[2], 1, KEYS[3]
 local lids, set, empty, n = {}, {}, {}, 0
 local function flush(cmd, key, args)

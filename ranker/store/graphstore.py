@@ -540,13 +540,16 @@ class GraphStore(ChangeStream):
                     lids = np.asarray(groups[hid], dtype="<u4")
                     for j in range(0, len(lids), ARGS_PER_CALL):
                         pipe.execute_command(*call, 4, *keys, lids[j : j + ARGS_PER_CALL].tobytes())
-                return pipe.execute()
+                return self.replies(pipe)
 
             res = iter(run())
             for hid in part:
                 ls = groups[hid]
                 if not ls:
-                    result[hid] = unpack_host(int(next(res)), {}, pages=np.zeros(0, np.uint32))
+                    n = next(res)
+                    if isinstance(n, Exception):
+                        self.corruption.add(self.keys.paths(hid), "wrong type")
+                    result[hid] = unpack_host(0 if isinstance(n, Exception) else int(n), {}, pages=np.zeros(0, np.uint32))
                     continue
                 replies = [next(res) for _ in range(0, len(ls), ARGS_PER_CALL)]
                 bad += [r[6] for r in replies]

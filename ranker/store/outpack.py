@@ -21,7 +21,16 @@ from rankcrawl.settings.keys import Keys
 
 PAGES_PER_CALL = 2000
 
-WRITE_OUT = """
+TYPED = """
+for i, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key).ok
+  if kind ~= 'none' and kind ~= KINDS[i] then return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind) end
+end
+"""
+"""Lua prelude of a script that writes: a WRONGTYPE error naming the first of its KEYS that holds
+another type than ``KINDS`` (a Lua table of type names, one per key) says, before anything is written."""
+
+WRITE_OUT = "local KINDS = {'hash', 'string'}\n" + TYPED + """
 local head, data, pos = ARGV[1], ARGV[2], 1
 local set, empty = {}, {}
 for i = 1, #head, 8 do
