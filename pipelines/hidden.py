@@ -1,8 +1,8 @@
 """Elements a browser does not show: their text is never page text, their links never content.
 
-The markers are the ones readability's ``_isProbablyVisible`` checks (an inline ``display: none``,
-the ``hidden`` attribute, ``aria-hidden="true"``) and the inline ``visibility: hidden`` that
-trafilatura's discard XPath adds. Only markup the page itself states counts: no style sheet or
+The markers are the ones readability's ``_isProbablyVisible`` checks (an inline ``display: none``
+or ``visibility: hidden``, the ``hidden`` attribute, ``aria-hidden="true"``), which trafilatura's
+discard XPath removes as well. Only markup the page itself states counts: no style sheet or
 class name (``.hidden`` may be toggled by a script) is read.
 
 Two kinds of hidden markup are the page's content all the same, and stay: a closed disclosure
@@ -32,6 +32,8 @@ DISCLOSURE_WORDS = frozenset("accordion accordian collapse collapsed collapsible
                              "expand expanded tab tabs tabpanel panel pane carousel slide slides slider swiper "
                              "toggle dropdown".split())
 DISCLOSURE_ROLES = frozenset({"tabpanel", "region"})
+DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+"""A closed dialog (a modal: newsletter sign-up, country picker, cart) is an overlay, not a panel."""
 STREAMED_SEGMENT = re.compile(r"^S:[0-9a-z]+$")
 MASK_SHARE = 0.5
 """A hidden element holding this share of the page's words or more is a loading mask (the page is
@@ -59,11 +61,14 @@ def controlled_ids(root: Any) -> set[str]:
 def revealable(el: Any, controlled: frozenset[str] | set[str] = frozenset()) -> bool:
     """Whether the hidden ``el`` is content the reader or the page's script shows: a disclosure
     widget's panel (by its or its parent's id/class words, its role, its label or a control of
-    ``controlled`` ids naming it) or a streamed segment."""
+    ``controlled`` ids naming it; never a dialog) or a streamed segment."""
     ident = el.get("id") or ""
     if el.get("hidden") is not None and STREAMED_SEGMENT.match(ident):
         return True
-    if (el.get("role") or "").strip().lower() in DISCLOSURE_ROLES or el.get("aria-labelledby"):
+    role = (el.get("role") or "").strip().lower()
+    if role in DIALOG_ROLES or el.tag == "dialog" or el.get("aria-modal") == "true":
+        return False
+    if role in DISCLOSURE_ROLES or el.get("aria-labelledby"):
         return True
     if ident and ident in controlled:
         return True
