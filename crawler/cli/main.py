@@ -19,6 +19,8 @@ COMMANDS = {
     "rank": "rankcrawl.crawler.cli.ranking:rank",
     "graph": "rankcrawl.crawler.cli.ranking:graph",
     "ranks": "rankcrawl.crawler.cli.ranking:ranks",
+    "server": "rankcrawl.crawler.cli.server:server",
+    "reset": "rankcrawl.crawler.cli.server:reset",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -158,10 +159,13 @@ def ranker(once: bool, redis_url: str | None, key_prefix: str, alpha: float, tol
                 raise UserError("the graph is empty: import edges or crawl first")
             return
     stop = threading.Event()
-    try:
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())  # SIGTERM (kill) ends like Ctrl-C: the loop stops within
+    try:                                                  # a poll interval, then the embedded server it started stops
         service.run(stop, poll_interval)
     except KeyboardInterrupt:
         stop.set()
+    finally:
+        service.store.client.close()  # the embedded server is stopped at exit only when no client is left
 
 
 @contextmanager
