@@ -38,6 +38,7 @@ from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.core.scheduler import BaseScheduler
+from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
 
@@ -64,6 +65,20 @@ def link_evidence(request: Request) -> tuple[float, float] | None:
     if not (value >= 0.0 and 0.0 <= share <= 1.0) or value == float("inf"):
         return None
     return value, share
+
+
+def download_slot(request: Request, downloader: Any) -> str:
+    """The request's download slot: the downloader's key for it, else (no engine) its host name."""
+    if downloader is not None:
+        return str(downloader.get_slot_key(request))
+    return str(request.meta.get("download_slot") or urlparse_cached(request).hostname or "")
+
+
+def slot_busy(downloader: Any, slot: str) -> bool:
+    """Whether the slot's downloads fill its concurrency (a request for it would only wait there)."""
+    slots = getattr(downloader, "slots", None)
+    s = slots.get(slot) if slots else None
+    return s is not None and len(s.active) >= s.concurrency
 
 
 class RankedScheduler(BaseScheduler):
@@ -119,14 +134,10 @@ class RankedScheduler(BaseScheduler):
 
     # -- queue -----------------------------------------------------------------------------
     def _slot(self, request: Request) -> str:
-        if self._downloader is not None:
-            return str(self._downloader.get_slot_key(request))
-        return request.meta.get("download_slot") or (request.url.split("/", 3)[2] if "://" in request.url else "")
+        return download_slot(request, self._downloader)
 
     def _busy(self, slot: str) -> bool:
-        slots = getattr(self._downloader, "slots", None)
-        s = slots.get(slot) if slots else None
-        return s is not None and len(s.active) >= s.concurrency
+        return slot_busy(self._downloader, slot)
 
     def _host_score(self, slot: str, evidence: float) -> float:
         return self.strategy.score(evidence, 0, self.tally.of(slot))

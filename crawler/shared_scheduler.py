@@ -1,28 +1,23 @@
 """``BatchedScheduler``: the re-scoring frontier shared through Redis by every crawl process.
 
 ``RANKCRAWL_DISTRIBUTED`` makes it the ``SCHEDULER``. It keeps scrapy-redis's settings, dupefilter
-set and idle handling, and stores the frontier as ``SharedFrontier`` (``crawler/frontier.py``): a
-sorted set of fingerprints scored as the in-process ``RankedScheduler`` scores its entries
-(``RANKCRAWL_FRONTIER``, ``crawler/frontier_scores.py``) and a hash of their JSON requests.
+set and idle handling; the frontier is ``SharedFrontier`` (``crawler/shared_frontier.py``): per
+host a sorted set of queued URLs by evidence and one sorted set of hosts by the score of their best
+URL, scored as the in-process ``RankedScheduler`` scores (``RANKCRAWL_FRONTIER``).
 
 * Enqueued requests are buffered and written in one Lua call per batch (``FLUSH_SIZE`` requests,
-  or whenever the engine asks for the next request): for each, ``SADD`` its fingerprint to the
-  dupefilter; a new one is ``ZADD``-ed with its first score and its request stored; one already
-  seen that still waits in the frontier gets its in-link vote with ``ZINCRBY`` (the same round trip
-  as the dupefilter check) — atomic, so two processes that find one link queue it once and both
-  votes count.
-* Scores use this process's view of the hosts (the URLs it queued and took) and, with ``pagerank``,
-  its ``RankFeed`` thread re-scores the entries this process queued from each published epoch with
-  ``ZADD XX`` (only entries still waiting change). Unlike the in-process frontier, entries are not
-  re-scored as their host's counts move between epochs.
-* Requests are taken ``POP_SIZE`` at a time by one Lua call (``ZPOPMAX`` and the request's
-  ``HGET``/``HDEL``): no entry is handed to two processes. Taken entries wait in a local
-  ``FrontierQueue`` so that a busy download slot does not block the others.
+  or whenever the engine asks for the next request): the dupefilter check, the insert of new URLs
+  and the in-link evidence of URLs still waiting (``ZINCRBY``), atomic, so two processes that find
+  one link queue it once and both votes count.
+* With ``pagerank``, the process's ``RankFeed`` thread re-scores the waiting entries this process
+  queued from each published epoch (``ZADD XX``).
+* Requests are taken ``POP_SIZE`` at a time from hosts that are not busy here, by one Lua call:
+  no entry is handed to two processes. Taken entries wait in a local ``FrontierQueue`` until their
+  download slot has room.
 * While the frontier is empty, it asks again every ``IDLE_POLL`` seconds; on close it writes its
   buffer and puts the entries it took but did not hand out back (a killed process loses at most
-  ``POP_SIZE`` taken requests, as scrapy-redis loses the ones being downloaded).
+  ``HELD_MAX`` taken requests, as scrapy-redis loses the ones being downloaded).
 
-Every key carries the ``{crawl}`` hash tag, so the scripts also run on a Redis Cluster.
 Stats: ``scheduler/enqueued/redis``, ``scheduler/dequeued/redis``, ``rankcrawl/frontier/duplicates``
 (requests the shared dupefilter had seen), ``rankcrawl/frontier/rescored``.
 """
@@ -38,9 +33,10 @@ from scrapy import Request
 from scrapy_redis.scheduler import Scheduler
 
 from rankcrawl.crawler.frontier_queue import FrontierQueue
-from rankcrawl.crawler.frontier_scores import VALUE_META, HostTally, Strategy, epoch_evidence, strategy
+from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import link_evidence
+from rankcrawl.crawler.scheduler import download_slot, link_evidence, slot_busy
+from rankcrawl.crawler.shared_frontier import SharedFrontier
 from rankcrawl.settings.config import RankcrawlConfig
 
 logger = logging.getLogger(__name__)
@@ -56,45 +52,21 @@ IDLE_POLL = 0.25
 UNFILTERED = "!"
 """Prefix of the fingerprint-like ids of ``dont_filter`` requests (never in the dupefilter)."""
 
-ENQUEUE = """
-local queued, rescored = 0, 0
-local new = {}
-local n = #ARGV / 4
-local base = redis.call('INCRBY', KEYS[4], n) - n
-for i = 1, #ARGV, 4 do
-    local fp = ARGV[i]
-    if string.sub(fp, 1, 1) == '!' or redis.call('SADD', KEYS[1], fp) == 1 then
-        redis.call('ZADD', KEYS[2], tonumber(ARGV[i + 1]) - (base + (i + 3) / 4) * 1e-15, fp)
-        redis.call('HSET', KEYS[3], fp, ARGV[i + 3])
-        queued = queued + 1
-        new[#new + 1] = fp
-    elseif tonumber(ARGV[i + 2]) ~= 0 and redis.call('ZSCORE', KEYS[2], fp) then
-        redis.call('ZINCRBY', KEYS[2], ARGV[i + 2], fp)
-        rescored = rescored + 1
-    end
-end
-return {queued, rescored, unpack(new)}
-"""
-"""KEYS: dupefilter, frontier, its requests, its insertion counter. ARGV: (fingerprint, first score, vote,
-JSON request)*. Returns the counts, then the fingerprints queued. A new entry's score is lowered by 1e-15 per insertion number, so equal scores pop
-first-inserted first (breadth-first), far below any vote."""
-
-
 class BatchedScheduler(Scheduler):
     """scrapy-redis's ``Scheduler`` with the re-scoring shared frontier, written and taken in batches."""
+
+    queue: SharedFrontier
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox: dict[str, list[Any]] = {}
-        """Fingerprint → [first score, summed vote, JSON request, URL]."""
+        """Fingerprint → [evidence, vote, JSON request, URL, host]."""
         self.held = FrontierQueue()
-        self.tally = HostTally()
-        """This process's view of the hosts: URLs it queued, URLs it took."""
+        self.held_evidence: dict[str, float] = {}
         self.mine: dict[str, tuple[str, float]] = {}
-        """Fingerprint → (slot, evidence) of the entries this process queued (its epoch updates)."""
+        """Fingerprint → (host, evidence) of the entries this process queued (its epoch updates)."""
         self.strategy: Strategy = strategy("breadth-first")
         self.feed: RankFeed | None = None
-        self._enqueue: Any = None
         self._wake: Any = None
         self._downloader: Any = None
 
@@ -103,8 +75,7 @@ class BatchedScheduler(Scheduler):
         crawler = spider.crawler
         config = RankcrawlConfig.of(crawler)
         self.strategy = strategy(config.frontier, config.alpha)
-        self._enqueue = self.server.register_script(ENQUEUE)
-        self.server.script_load(ENQUEUE)  # so the first batch is one EVALSHA (redis-py reloads it after a restart)
+        self.queue.strategy, self.queue.alpha = self.strategy.name, self.strategy.alpha
         try:
             self._downloader = crawler.engine.downloader
         except (AttributeError, RuntimeError):
@@ -114,27 +85,21 @@ class BatchedScheduler(Scheduler):
             self.feed.start()
 
     def _write_ranks(self, epoch: int, ranks: list[tuple[Hashable, float]]) -> None:
-        """Feed thread: re-score the waiting entries this process queued from the epoch (``ZADD XX``:
-        entries taken meanwhile stay out)."""
+        """Feed thread: the epoch's evidence for the waiting entries this process queued."""
         mine = self.mine
         items = [(k, row[0], r, row[1]) for k, r in ranks if (row := mine.get(str(k))) is not None]
-        new = epoch_evidence(items)
-        scores = {str(k): self.strategy.score(ev, 0, self.tally.of(mine[str(k)][0])) for k, ev in new.items()}
-        pairs = list(scores.items())
-        for i in range(0, len(pairs), 1000):
-            self.server.zadd(self.queue.key, dict(pairs[i:i + 1000]), xx=True)
+        self.queue.rescore([(str(k), mine[str(k)][0], ev) for k, ev in epoch_evidence(items).items()])
 
     def enqueue_request(self, request: Request) -> bool:
         """Buffer the request (JSON-encoded now, so an unstorable one is refused at once)."""
         evidence = link_evidence(request)
-        strat, slot = self.strategy, self._slot(request)
+        strat = self.strategy
         if evidence is not None:
             ev = strat.evidence(*evidence)
         else:  # a start request, else a spider's request without evidence
             ev = strat.seed_evidence() if "depth" not in request.meta else 0.0
-        hosts = self.tally.of(slot)
-        first = strat.score(ev, request.priority, hosts)
-        vote = strat.score(ev, request.priority, hosts) - strat.score(0.0, request.priority, hosts) if strat.rescores else 0.0
+        vote = ev if strat.rescores else 0.0
+        stored = ev if strat.uses_hosts else strat.score(ev, request.priority)
         if request.dont_filter:
             key = UNFILTERED + uuid.uuid4().hex
         else:
@@ -150,7 +115,7 @@ class BatchedScheduler(Scheduler):
             self.queue._count("rankcrawl/frontier/unstorable")
             logger.warning("rankcrawl: request not queued, it cannot be stored as JSON (%s): %s", exc, request.url)
             return False
-        self.outbox[key] = [first, vote, data, request.url, slot, ev]
+        self.outbox[key] = [stored, vote, data, request.url, download_slot(request, self._downloader)]
         if len(self.outbox) >= FLUSH_SIZE:
             self.flush_outbox()
         return True
@@ -159,18 +124,12 @@ class BatchedScheduler(Scheduler):
         """Write the buffered requests: one Lua call (dupefilter check, insert or vote)."""
         if not self.outbox:
             return
-        args: list[Any] = []
-        for key, (first, vote, data, *_) in self.outbox.items():
-            args += [key, first, vote, data]
-        keys = [self.df.key, self.queue.key, self.queue.requests_key, self.queue.seq_key]
-        new = self._enqueue(keys=keys, args=args)
-        queued, rescored = int(new[0]), int(new[1])
-        for key in new[2:]:
-            key = key.decode() if isinstance(key, bytes) else str(key)
-            _f, _v, _d, url, slot, ev = self.outbox[key]
-            self.tally.queued(slot)
-            if self.feed is not None:
-                self.mine[key] = (slot, ev)
+        entries = [(key, host, stored, vote, data) for key, (stored, vote, data, _url, host) in self.outbox.items()]
+        queued, rescored, new = self.queue.enqueue(self.df.key, entries)
+        if self.feed is not None:
+            for key in new:
+                stored, _vote, _data, url, host = self.outbox[key]
+                self.mine[key] = (host, stored)
                 self.feed.queued.append((key, url))
         count = len(self.outbox)
         self.outbox.clear()
@@ -180,28 +139,23 @@ class BatchedScheduler(Scheduler):
             self.stats.inc_value("rankcrawl/frontier/rescored", rescored)
 
     def _busy(self, slot: str) -> bool:
-        slots = getattr(self._downloader, "slots", None)
-        s = slots.get(slot) if slots else None
-        return s is not None and len(s.active) >= s.concurrency
-
-    def _slot(self, request: Request) -> str:
-        if self._downloader is not None:
-            return str(self._downloader.get_slot_key(request))
-        return str(request.meta.get("download_slot") or request.url.split("/", 3)[2:3] or [""])
+        return slot_busy(self._downloader, slot)
 
     def next_request(self) -> Request | None:
         self.flush_outbox()
         entry = self.held.pop(self._busy)
         if entry is None and len(self.held) < HELD_MAX:
-            for fp, score, taken in self.queue.take(POP_SIZE):
+            busy = [slot for slot in getattr(self._downloader, "slots", {}) if self._busy(slot)]
+            for fp, value, ev, host, taken in self.queue.take(POP_SIZE, busy):
                 if fp not in self.held:
-                    self.held.push(fp, self._slot(taken), score, taken)
+                    self.held.push(fp, host, value, taken)
+                    self.held_evidence[fp] = ev
             entry = self.held.pop(self._busy)
         if entry is None:
             if not self.held:
                 self._poll_soon()
             return None
-        self.tally.taken(entry.slot)
+        self.held_evidence.pop(str(entry.key), None)
         if self.feed is not None:
             self.mine.pop(str(entry.key), None)
             self.feed.taken.append(entry.key)
@@ -239,7 +193,8 @@ class BatchedScheduler(Scheduler):
         back = []
         for entry in list(self.held):
             try:
-                back.append((str(entry.key), entry.score, self.queue._encode_request(entry.payload)))
+                back.append((str(entry.key), entry.slot, self.held_evidence.get(str(entry.key), 0.0),
+                             self.queue._encode_request(entry.payload)))
             except (TypeError, ValueError):
                 self.queue._count("rankcrawl/frontier/unstorable")
         self.queue.put_back(back)

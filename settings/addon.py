@@ -67,7 +67,7 @@ def distributed_settings(redis_url: str, prefix: str) -> dict[str, Any]:
         "SCHEDULER": "rankcrawl.crawler.shared_scheduler.BatchedScheduler",
         "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
         "SCHEDULER_PERSIST": True,
-        "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.frontier.SharedFrontier",
+        "SCHEDULER_QUEUE_CLASS": "rankcrawl.crawler.shared_frontier.SharedFrontier",
         "SCHEDULER_SERIALIZER": "rankcrawl.crawler.frontier",
         "SCHEDULER_QUEUE_KEY": Keys(prefix).frontier,
         "SCHEDULER_DUPEFILTER_KEY": Keys(prefix).dupefilter,

@@ -19,6 +19,8 @@ from rankcrawl.settings.generated_docs import replace_between
 DEFAULT_PREFIX = "rc:"
 FRONTIER_REQUESTS = ":req"
 FRONTIER_SEQ = ":seq"
+FRONTIER_HOSTS = ":hosts"
+FRONTIER_HOST = ":h:"
 """Suffixes of the shared frontier's companion keys (scrapy-redis hands the queue only its own key)."""
 
 
@@ -168,8 +170,17 @@ class Keys:
     # -- distributed frontier (scrapy-redis; ``%(spider)s`` is filled in by it) -----------
     @property
     def frontier(self) -> str:
-        """zset: distributed mode: the shared frontier, request fingerprint → score (``RANKCRAWL_FRONTIER``; higher first)."""
+        """zset: distributed mode: the shared frontier's hosts, host → score of its best queued URL (higher first)."""
         return f"{self.prefix}{{crawl}}:%(spider)s:requests"
+
+    def frontier_host(self, host: str) -> str:
+        """zset: distributed mode: a host's queued URLs, request fingerprint → evidence (``RANKCRAWL_FRONTIER``)."""
+        return self.frontier + FRONTIER_HOST + host
+
+    @property
+    def frontier_hosts(self) -> str:
+        """hash: distributed mode: ``q:<host>`` URLs queued, ``f:<host>`` URLs taken, per host."""
+        return self.frontier + FRONTIER_HOSTS
 
     @property
     def frontier_requests(self) -> str:

@@ -17,7 +17,8 @@ from scrapy.http import FormRequest
 from scrapy.utils.test import get_crawler
 
 from rankcrawl.crawler import frontier
-from rankcrawl.crawler.frontier import SharedFrontier, dumps, loads
+from rankcrawl.crawler.frontier import dumps, loads
+from rankcrawl.crawler.shared_frontier import SharedFrontier
 
 KEY = "t:{crawl}:%(spider)s:requests"
 
@@ -107,13 +108,13 @@ def test_planted_entries_are_skipped_never_run(queue: SharedFrontier, spider: Sp
         json.dumps({"url": "http://a.example/", "_class": "os.system", "command": f"touch {markers[2]}"}),
         b"\xff\xfe garbage",
     ]
-    for i, data in enumerate(planted):
-        r.zadd(queue.key, {f"planted{i}": 100 + i})  # better scores than the real request below
-        r.hset(queue.requests_key, f"planted{i}", data)
     queue.push(scrapy.Request("http://a.example/real", callback=spider.parse_item))
+    r.zadd(queue.key + ":h:a.example", {f"planted{i}": 100 + i for i in range(len(planted))})  # ahead of the real one
+    r.zadd(queue.key, {"a.example": 1000})
+    r.hset(queue.requests_key, mapping={f"planted{i}": data for i, data in enumerate(planted)})
     taken = queue.take(len(planted) + 1)
     assert len(taken) == 1
-    req = taken[0][2]
+    req = taken[0][4]
     assert req.url == "http://a.example/real" and req.callback == spider.parse_item
     assert not any(m.exists() for m in markers)
     assert stat(spider, "rankcrawl/frontier/skipped") == len(planted)
@@ -121,7 +122,8 @@ def test_planted_entries_are_skipped_never_run(queue: SharedFrontier, spider: Sp
 
 
 def test_bad_entries_are_dropped_a_batch_at_a_time(queue: SharedFrontier, spider: Spider, r: redis.Redis) -> None:
-    r.zadd(queue.key, {f"junk{i}": i for i in range(13)})
+    r.zadd(queue.key + ":h:a.example", {f"junk{i}": i for i in range(13)})
+    r.zadd(queue.key, {"a.example": 13})
     r.hset(queue.requests_key, mapping={f"junk{i}": f"junk{i}" for i in range(13)})
     assert queue.take(8) == []  # a bounded batch: the reactor gets control back
     assert len(queue) == 5
@@ -135,7 +137,8 @@ def test_planted_pickle_in_a_distributed_crawl_is_not_executed(r: redis.Redis, r
 
     marker = tmp_path / "owned"
     key = "rc:{crawl}:rankcrawl:requests"
-    r.zadd(key, {"planted": 10**6})
+    r.zadd(key + ":h:127.0.0.1", {"planted": 10**6})
+    r.zadd(key, {"127.0.0.1": 10**6})
     r.hset(key + ":req", "planted", pickle.dumps(Command(marker)))
     settings = {"RANKCRAWL_DISTRIBUTED": "True", "RANKCRAWL_RANKER": "False", "RANKCRAWL_IDLE_TIMEOUT": "1",
                 "RANKCRAWL_ALLOW_PRIVATE": "True", "DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False",
@@ -154,3 +157,17 @@ def test_planted_pickle_in_a_distributed_crawl_is_not_executed(r: redis.Redis, r
     assert "skipped a frontier entry" in proc.stderr
     assert fetched > len(web.seeds)  # the crawl went on past the planted entry
     assert not any(raw.startswith(b"\x80") for raw in r.hvals(key + ":req"))
+
+
+def test_the_shared_frontier_runs_on_a_cluster_and_keeps_host_order(any_client: Any, spider: Spider) -> None:
+    """Every script's keys share the {crawl} slot; hosts compare by their best entry, entries by evidence."""
+    queue = SharedFrontier(any_client, spider, KEY, serializer=frontier)
+    queue.strategy = "opic"
+    entries = [(f"fp{i}", host, ev, 0.0, dumps(scrapy.Request(f"http://{host}/{i}").to_dict(spider=spider)))
+               for i, (host, ev) in enumerate([("a.test", 0.2), ("a.test", 0.5), ("b.test", 0.3), ("b.test", 0.1)])]
+    assert queue.enqueue("t:{crawl}:frontier-test:dupefilter", entries)[0] == 4
+    assert queue.enqueue("t:{crawl}:frontier-test:dupefilter", [("fp3", "b.test", 0.0, 0.6, "")])[:2] == (0, 1)
+    taken = queue.take(4)
+    assert [url for *_, req in taken for url in [req.url]] == ["http://b.test/3", "http://a.test/1",
+                                                               "http://b.test/2", "http://a.test/0"]
+    assert len(queue) == 0 and queue.take(1) == []

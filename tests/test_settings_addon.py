@@ -164,7 +164,7 @@ def test_distributed_frontier_is_json_with_the_retry_policy(redis_url: str) -> N
     crawler = get_crawler(FocusedSpider, {**ADDON, "RANKCRAWL_DISTRIBUTED": "True", "RANKCRAWL_REDIS_URL": redis_url})
     cs = crawler.settings
     assert cs.get("SCHEDULER_SERIALIZER") == "rankcrawl.crawler.frontier"
-    assert cs.get("SCHEDULER_QUEUE_CLASS") == "rankcrawl.crawler.frontier.SharedFrontier"
+    assert cs.get("SCHEDULER_QUEUE_CLASS") == "rankcrawl.crawler.shared_frontier.SharedFrontier"
     client = get_redis_from_settings(cs)
     retry = client.get_retry()
     assert retry.get_retries() == 3 and client.ping()
