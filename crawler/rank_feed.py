@@ -2,8 +2,8 @@
 
 The scheduler tells the feed which URLs it queued and which it handed out (two thread-safe deques,
 appended on the reactor thread); a daemon thread wakes every ``refresh`` seconds and, when the
-published epoch changed, reads the ranks of the URLs still queued (``RankQueries.rank``: one
-pipelined read per batch) and leaves them in ``ready``. The reactor thread only drains ``ready``:
+published epoch changed, reads the ranks of the URLs still queued (each host's score vector once,
+indexed by the URLs' LocalIDs, which are looked up once) and leaves them in ``ready``. The reactor thread only drains ``ready``:
 it never waits on Redis. (The shared frontier passes a ``sink`` that writes the ranks to Redis from the
 thread instead.) A failure to read (Redis away, a corrupt value) is logged once per kind and
 retried at the next wake; the thread ends only when the scheduler stops it.
@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Hashable
 from typing import Any
 
+import numpy as np
+
+from rankcrawl.ranker.store.epochs import alive, current, get_many, manifest, vector_of
+from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.settings.connection import connect
 
 logger = logging.getLogger(__name__)
 
 BATCH = 5000
-"""URLs per rank read."""
+"""URLs per ID look-up."""
 
 
 class RankFeed:
@@ -42,6 +46,7 @@ class RankFeed:
         self.reads = 0
         self.failures = 0
         self._urls: dict[Hashable, str] = {}
+        self._ids: dict[Hashable, tuple[int, int]] = {}
         self._queries: RankQueries | None = None
         self._errors: set[str] = set()
         self._stop = threading.Event()
@@ -58,26 +63,57 @@ class RankFeed:
             key, url = self.queued.popleft()
             self._urls[key] = url
         while self.taken:
-            self._urls.pop(self.taken.popleft(), None)
+            key = self.taken.popleft()
+            self._urls.pop(key, None)
+            self._ids.pop(key, None)
+
+    def _resolve(self, store: GraphStore) -> None:
+        """(HostID, LocalID) of queued URLs that have none yet (IDs never change; a URL gets one once
+        an edge to it is stored)."""
+        todo = [k for k in self._urls if k not in self._ids]
+        for i in range(0, len(todo), BATCH):
+            chunk = todo[i:i + BATCH]
+            for key, ids in zip(chunk, store.ids([self._urls[k] for k in chunk], create=False)):
+                if ids is not None:
+                    self._ids[key] = ids
 
     def read_once(self) -> bool:
-        """Read the ranks of the queued URLs if a new epoch was published (blocking; off the reactor)."""
+        """Read the ranks of the queued URLs if a new epoch was published (blocking; off the reactor):
+        one GET per host of its score vector, indexed by the URLs' LocalIDs."""
         self._queries = self._queries or RankQueries(connect(self.redis_url), self.prefix)
+        store = self._queries.store
         self._sync()
-        epoch = self._queries.epoch()
-        if epoch is None or epoch == self.epoch:
+        state = current(store)
+        if state is None or state.epoch == self.epoch:
             return False
-        items = list(self._urls.items())
+        self._resolve(store)
+        m = manifest(store, state.epoch)
+        if m is None:
+            return False  # dropped meanwhile: the next wake reads the newer epoch
+        by_host: dict[int, list[tuple[Hashable, int]]] = defaultdict(list)
+        for key, (hid, lid) in self._ids.items():
+            if hid < len(m) and m[hid]:
+                by_host[hid].append((key, lid))
+        hosts = list(by_host)
+        raws = get_many(store, [store.keys.rank(h, int(m[h])) for h in hosts])
+        if not alive(store, state.epoch):
+            return False
         found: list[tuple[Hashable, float]] = []
-        for i in range(0, len(items), BATCH):
-            chunk = items[i:i + BATCH]
-            ranks = self._queries.rank([u for _, u in chunk])
-            found += [(k, r) for k, u in chunk if (r := ranks.get(u)) is not None]
+        for hid, raw in zip(hosts, raws):
+            vec = vector_of(store, store.keys.rank(hid, int(m[hid])), raw) if raw is not None else None
+            if vec is None:
+                continue
+            keys, lids = zip(*by_host[hid])
+            idx = np.asarray(lids, dtype=np.int64)
+            ok = idx < len(vec)
+            vals = np.full(len(idx), np.nan)
+            vals[ok] = vec[idx[ok]] / state.norm
+            found += [(k, float(v)) for k, v in zip(keys, vals.tolist()) if v == v]
         if self.sink is not None:
-            self.sink(epoch, found)
+            self.sink(state.epoch, found)
         else:
-            self.ready.append((epoch, found))
-        self.epoch = epoch
+            self.ready.append((state.epoch, found))
+        self.epoch = state.epoch
         self.reads += 1
         return True
 
