@@ -127,3 +127,65 @@ def test_a_setting_nothing_can_use_is_named_in_one_line(project: Path, web: Demo
     assert done.returncode != 0
     assert done.stderr.strip() == f"rankcrawl: error: {says}", done.stderr[-3000:]
     assert not web.hit_log and not left_running(home)
+
+
+def readme_block(after: str, language: str) -> str:
+    """The first ``language`` code block of the README after the text ``after``."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    rest = readme[readme.index(after):]
+    start = rest.index(f"```{language}\n") + len(f"```{language}\n")
+    return rest[start:rest.index("```", start)]
+
+
+def test_the_readme_walk_through_works_as_written(tmp_path_factory: pytest.TempPathFactory, web: DemoWeb,
+                                                  tmp_path: Path) -> None:
+    """A fresh project, an items-only spider, the README's local add-on lines verbatim, then the
+    README's queries: ``rankcrawl top`` and the redis-cli recipe (sent as redis-cli sends it)."""
+    import shlex
+
+    import redis
+
+    root = tmp_path_factory.mktemp("readme")
+    subprocess.run([sys.executable, "-m", "scrapy", "startproject", "userproj"], cwd=root, check=True,
+                   capture_output=True, timeout=TIMEOUT)
+    project = root / "userproj"
+    lines = readme_block("also needs loopback allowed", "python")
+    assert "RANKCRAWL_ALLOW_PRIVATE = True" in lines
+    settings = project / "userproj" / "settings.py"
+    settings.write_text(settings.read_text().replace("\nADDONS = {}\n", "\n") + "\n" + lines)
+    (project / "userproj" / "spiders" / "items.py").write_text(ITEMS_SPIDER)
+    home = tmp_path / "home"
+    done = scrapy_crawl(project, home, "items", "-a", f"seed={web.seeds[0]}", *QUICK)
+    assert done.returncode == 0, done.stderr[-3000:]
+    analysed = int(re.search(r"'rankcrawl/pages/analysed': (\d+)", done.stderr).group(1))
+    edges = int(re.search(r"'rankcrawl/edges/pushed': (\d+)", done.stderr).group(1))
+    assert analysed >= 12 and edges > 0
+    records = LOG_LINE.findall(done.stderr)
+    assert len([r for r in records if r[1] == "DEBUG" and not r[0].startswith(FIRST_PARTY)]) <= 0.05 * len(records)
+    assert not left_running(home)
+
+    def rankcrawl(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("RANKCRAWL_REDIS_URL", "REDIS_URL")}
+        env["RANKCRAWL_HOME"] = str(home)
+        return subprocess.run([sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()", *args],
+                              env=env, capture_output=True, text=True, timeout=TIMEOUT)
+
+    top = rankcrawl("top", "-n", "10", "--crawled")
+    assert top.returncode == 0 and len(top.stdout.splitlines()) == 10, top.stderr
+    best_url, best_rank = top.stdout.splitlines()[0].split("\t")
+    assert best_url in web.pages and not left_running(home)
+    assert rankcrawl("server", "start").returncode == 0
+    client = redis.Redis(unix_socket_path=str(home / "valkey.sock"), decode_responses=True)
+    try:
+        recipe = [shlex.split(line.split("#")[0])[1:] for line in readme_block("With plain `redis-cli`", "bash").splitlines()]
+        epoch, norm = client.execute_command(*recipe[0])
+        assert recipe[1][1] == "rc:{g}:top:7"  # the README's example epoch, replaced by the real one
+        best = client.execute_command(recipe[1][0], f"rc:{{g}}:top:{epoch}", *recipe[1][2:])
+        pairs = best if isinstance(best[0], (list, tuple)) else list(zip(best[::2], best[1::2]))  # (client's reply shape)
+        ranks = {url: float(score) / float(norm) for url, score in pairs}
+        assert ranks[best_url] == pytest.approx(float(best_rank), rel=1e-12)
+    finally:
+        client.close()
+        stopped = rankcrawl("server", "stop")
+    assert stopped.stdout.strip() == "stopped", stopped.stderr
+    assert not left_running(home)
