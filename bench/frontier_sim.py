@@ -106,20 +106,24 @@ class SimResult:
 
 
 def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoch_pages: int = 100,
-             read_ranks: bool = True) -> SimResult:
+             read_ranks: bool = True, per_host: int = 0) -> SimResult:
     """The first ``budget`` pages a crawl with ``strat`` fetches (see the module docstring).
     ``read_ranks`` False: epochs are never read (the ``static`` strategy then ties every content link).
+    ``per_host`` > 0: at most that many pages of one host in flight (Scrapy's
+    ``CONCURRENT_REQUESTS_PER_DOMAIN``: a busy host's entries wait, the others pop).
 
     The frontier keeps what the Scrapy scheduler keeps: per queued URL its evidence
-    (``Strategy.evidence`` summed over its in-links), per host its queued and handed-out counts
-    (``HostTally``); an entry is re-scored when an in-link reaches it and, for a strategy that
-    ``uses_hosts``, every entry of a host whose scale drifted (``Strategy.rescore_due``, checked
-    once a fetched page's links are queued, for its host and the hosts they point to) and every
-    entry once per epoch."""
+    (``Strategy.evidence`` summed over its in-links), per host its queued and handed-out counts and
+    the counted in-links to its URLs with their summed shares (``HostTally``). An entry is re-scored
+    when an in-link reaches it and, for a strategy that ``uses_hosts``, with every entry of its host
+    when the host's factor drifted (``Strategy.rescore_due``, checked once a fetched page's links
+    are queued, for its host and the hosts they point to), and with every entry once per epoch."""
     t0 = time.perf_counter()
     queue = FrontierQueue()
     tally = HostTally()
     evidence: dict[int, float] = {}
+    active: dict[str, int] = {}
+    busy = (lambda slot: active.get(slot, 0) >= per_host) if per_host else None
     by_host: dict[str, set[int]] = {}
     seen: set[int] = set()
     rescored = 0
@@ -154,9 +158,10 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
     epoch_ranks = read_ranks and (strat.uses_ranks or strat.name == "static")
     while len(order) < budget:
         while len(pending) < inflight and len(order) + len(pending) < budget:
-            entry = queue.pop()
+            entry = queue.pop(busy)
             if entry is None:
                 break
+            active[entry.slot] = active.get(entry.slot, 0) + 1
             tally.taken(entry.slot)
             evidence.pop(int(entry.key))
             by_host[entry.slot].discard(int(entry.key))
@@ -164,6 +169,7 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
         if not pending:
             break
         page, value = pending.popleft()
+        active[web.host[page]] -= 1
         order.append(page)
         content = web.content[page]
         counted = set(content.tolist())
@@ -173,6 +179,7 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
         touched = {web.host[page]}
         for t in web.follow[page].tolist():
             s = share if t in counted else 0.0
+            tally.linked(web.host[t], s)
             if t in queue:
                 if strat.rescores:
                     evidence[t] += strat.evidence(value, s)
@@ -265,22 +272,23 @@ def mass_curve(web: SimWeb, order: Sequence[int], ks: Sequence[int]) -> list[flo
 
 
 def run_all(web: SimWeb, fractions: Sequence[float], names: Sequence[str], inflight: int = 16,
-            epoch_pages: int = 100) -> dict[str, dict]:
-    """Every strategy and yardstick on ``web``: mass at each fraction of the pages, and timings."""
+            epoch_pages: int = 100, per_host: int = 0) -> dict[str, dict]:
+    """Every strategy and yardstick on ``web``: mass at each fraction of the pages, and timings
+    (``per_host``: see ``simulate``; the yardsticks outside rankcrawl's frontier ignore it)."""
     ks = [max(1, int(round(f * web.n))) for f in fractions]
     budget = max(ks)
     out: dict[str, dict] = {"oracle": {"mass": mass_curve(web, oracle(web, budget), ks)},
                             "best of the discovered": {"mass": mass_curve(web, best_discovered(web, budget, inflight), ks)},
                             "larger-sites-first": {"mass": mass_curve(web, larger_sites_first(web, budget), ks)}}
     for name in names:
-        res = simulate(web, strategy(name), budget, inflight, epoch_pages)
+        res = simulate(web, strategy(name), budget, inflight, epoch_pages, per_host=per_host)
         out[name] = {"mass": mass_curve(web, res.order, ks), "seconds": res.seconds, "updates": res.updates,
                      "us_per_update": 1e6 * res.update_seconds / max(res.updates, 1), "epochs": res.epochs,
                      "rescored_per_page": res.host_rescores / max(len(res.order), 1)}
-    res = simulate(web, strategy("static"), budget, inflight, epoch_pages, read_ranks=False)
+    res = simulate(web, strategy("static"), budget, inflight, epoch_pages, read_ranks=False, per_host=per_host)
     out["static, ranks never read"] = {"mass": mass_curve(web, res.order, ks)}
     if "pagerank" in names:
-        res = simulate(web, strategy("pagerank"), budget, inflight, epoch_pages, read_ranks=False)
+        res = simulate(web, strategy("pagerank"), budget, inflight, epoch_pages, read_ranks=False, per_host=per_host)
         out["pagerank, ranks never read"] = {"mass": mass_curve(web, res.order, ks)}
     return out
 

@@ -18,26 +18,31 @@ is followed but is no edge of the ranked graph).
     OPIC cash (Abiteboul, Preda & Cobena 2003): start requests hold 1; a fetched page hands its
     cash on along its counted links in proportion to their shares.
 ``pagerank``
-    An estimate of the URL's final PageRank in units of the average page (1). Its PageRank is
-    (1 − α) + α · the in-flow of its in-links' votes, nearly all from pages of its own host. The
-    crawl has fetched F of the D pages it knows on the host (fetched plus queued); the evidence E is
-    the summed share of the URL's known in-links, so E / F is the mean share the host's fetched
-    pages give it, and the D − F pages not fetched yet are expected to give it as much each::
+    An estimate of the URL's final PageRank in units of the average page (1): (1 − α) + α · the
+    votes it will receive, nearly all from pages of its own host. The crawl has fetched F of the
+    D URLs it knows on the host (handed out plus queued); E, the evidence, is the number of fetched
+    pages with a counted link to the URL, so E / F estimates the share of the host's pages that
+    link to it, and each of the D − F pages not fetched yet is expected to link to it at that rate,
+    with the host's mean share per counted link s̄ (the summed shares over the number of counted
+    in-links of the host's URLs)::
 
-        score = (1 − α) + α · (D − F) · (E + 1/D) / (F + 1)
+        score = (1 − α) + α · s̄ · (D − F) · (E + p₀) / (F + 1)
 
-    (a prior of one page that gives every known page of the host the same share 1/D, which is
-    also the whole estimate for a host not fetched yet: a start request scores 1, the average
-    page). Sharing by host puts hosts of very different sizes on one scale — a global budget
-    goes where the remaining mass is — and a host whose pages link to each other less, or that
-    is fetched out, falls back. Each published epoch replaces the evidence of the queued URLs it
-    ranks by their live PageRank above the epoch's lowest rank (their in-flow from the crawl
-    graph, where the linking pages' ranks include the in-links found after they were fetched),
-    scaled per host so that the host's summed evidence stays the same (``epoch_evidence``);
-    in-links seen after the epoch add their shares to it again. The host factor (D − F) / (F + 1)
-    changes with every fetch: scores set under different factors would not compare, so a host's
-    entries are re-scored together whenever its factor has drifted by ``RESCORE_DRIFT`` since
-    their last re-scoring (``rescore_due``), and all entries once per epoch.
+    with a prior of one page that links to the URL with the probability p₀ = min(1, 1 / (s̄ D))
+    (its mean number of links over D), which is also the whole estimate for a host not fetched
+    yet: a start request scores 1, the average page. Scaling by host puts hosts of very different
+    sizes on one scale — the global budget goes where the remaining votes are — and a host that
+    is fetched out, or whose pages link to few of its queued URLs, falls back. Each published
+    epoch blends into the evidence of the queued URLs it ranks their live PageRank above the
+    epoch's lowest rank (their in-flow from the crawl graph, weighted by the linking pages' ranks,
+    which include the in-links found after they were fetched), scaled per host to the host's
+    summed evidence, with the weight ``EPOCH_WEIGHT`` (``epoch_evidence``): among URLs of equal
+    in-link counts the better-linked come first. The partial graph's ranks are biased towards
+    its explored part, so they correct the counts but do not replace them.
+    The host factor s̄ (D − F) / (F + 1) changes with every fetch: scores set under different
+    factors would not compare, so a host's entries are re-scored together whenever its factor has
+    drifted by ``RESCORE_DRIFT`` since their last re-scoring (``rescore_due``), and all entries once
+    per epoch.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ from dataclasses import dataclass, field
 
 SEED_CASH = 1.0
 """OPIC's initial cash of a start request, handed on to the links of its page."""
+EPOCH_WEIGHT = 0.1
+"""Weight of a published epoch's in-flow in the evidence of the URLs it ranks (the rest: the counts)."""
 RESCORE_DRIFT = 0.5
 """A host's entries are re-scored together once its host factor moved by this share of itself:
 O(log F) times per host while F pages of it are fetched."""
@@ -58,6 +65,10 @@ class HostCounts:
 
     queued: int = 0
     fetched: int = 0
+    links: int = 0
+    """Counted in-links seen to the host's URLs (queued, fetched or new alike)."""
+    shares: float = 0.0
+    """Their summed shares."""
     scale: float = 0.0
     """The strategy's ``host_factor`` when every queued entry of the host was last re-scored."""
 
@@ -82,6 +93,13 @@ class HostTally:
         counts = self.of(host)
         counts.queued -= 1
         counts.fetched += 1
+
+    def linked(self, host: str, share: float) -> None:
+        """A fetched page has a counted link (``share`` > 0) to a URL of ``host``."""
+        if share > 0:
+            counts = self.of(host)
+            counts.links += 1
+            counts.shares += share
 
     def dropped(self, host: str) -> None:
         """A queued URL of ``host`` left the queue unfetched."""
@@ -108,12 +126,15 @@ class Strategy:
 
     @property
     def uses_hosts(self) -> bool:
-        """The score depends on the host's counts: every queued entry is re-scored once per epoch."""
+        """The score depends on the host's counts: a host's entries are re-scored together when
+        ``rescore_due``, and every entry once per epoch."""
         return self.name == "pagerank"
 
     def host_factor(self, host: HostCounts) -> float:
-        """What a host's counts weigh evidence by (``pagerank``: (D − F) / (F + 1))."""
-        return max(host.queued, 0) / (max(host.fetched, 0) + 1.0) if self.name == "pagerank" else 1.0
+        """What a host's counts weigh evidence by (``pagerank``: s̄ (D − F) / (F + 1))."""
+        if self.name != "pagerank":
+            return 1.0
+        return mean_share(host) * max(host.queued, 0) / (max(host.fetched, 0) + 1.0)
 
     def rescore_due(self, host: HostCounts) -> bool:
         """The host's entries hold scores of a host factor that has drifted by more than
@@ -125,12 +146,10 @@ class Strategy:
 
     def evidence(self, value: float, share: float) -> float:
         """Evidence one in-link adds: from a page of ``value`` with vote ``share``."""
-        if self.name == "inlinks":
+        if self.name in ("inlinks", "pagerank"):
             return 1.0 if share > 0 else 0.0
         if self.name == "opic":
             return value * share
-        if self.name == "pagerank":
-            return share
         return 0.0
 
     def seed_evidence(self) -> float:
@@ -166,16 +185,27 @@ class Strategy:
         """``pagerank``'s estimate of the final PageRank (average page = 1) of a URL queued on ``host``."""
         fetched = max(host.fetched, 0)
         known = max(fetched + host.queued, 1)
-        return (1.0 - self.alpha) + self.alpha * (known - fetched) * (evidence + 1.0 / known) / (fetched + 1)
+        share = mean_share(host)
+        prior = min(1.0, 1.0 / (share * known))
+        return (1.0 - self.alpha) + self.alpha * share * (known - fetched) * (evidence + prior) / (fetched + 1)
 
 
-def epoch_evidence(items: Iterable[tuple[Hashable, str, float, float]]) -> dict[Hashable, float]:
+def mean_share(host: HostCounts) -> float:
+    """The host's mean share per counted in-link; 1 / D before any is seen."""
+    if host.links > 0 and host.shares > 0:
+        return host.shares / host.links
+    return 1.0 / max(host.fetched + host.queued, 1)
+
+
+def epoch_evidence(items: Iterable[tuple[Hashable, str, float, float]],
+                   weight: float = EPOCH_WEIGHT) -> dict[Hashable, float]:
     """New evidence of the ranked queued URLs from one published epoch.
 
     ``items``: (key, host, published rank, current evidence) of every queued URL the epoch ranks.
     A URL's in-flow is its rank above the lowest rank of the batch (the teleport and dangling share
-    every node gets); per host the in-flows are scaled to the host's summed current evidence. A host
-    whose URLs all sit at the lowest rank keeps its evidence.
+    every node gets); per host the in-flows are scaled to the host's summed current evidence, and
+    the new evidence is ``weight`` · scaled in-flow + (1 − ``weight``) · evidence. A host whose URLs
+    all sit at the lowest rank keeps its evidence.
     """
     rows = list(items)
     if not rows:
@@ -189,7 +219,7 @@ def epoch_evidence(items: Iterable[tuple[Hashable, str, float, float]]) -> dict[
     out: dict[Hashable, float] = {}
     for key, host, rank, ev in rows:
         total = inflow[host]
-        out[key] = (rank - low) * evidence[host] / total if total > 0 else ev
+        out[key] = weight * (rank - low) * evidence[host] / total + (1.0 - weight) * ev if total > 0 else ev
     return out
 
 

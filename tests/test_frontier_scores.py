@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from bench.frontier_sim import SimWeb, best_discovered, simulate
-from rankcrawl.crawler.frontier_scores import NAMES, RESCORE_DRIFT, HostCounts, HostTally, epoch_evidence, strategy
+from rankcrawl.crawler.frontier_scores import (
+    EPOCH_WEIGHT,
+    NAMES,
+    RESCORE_DRIFT,
+    HostCounts,
+    HostTally,
+    epoch_evidence,
+    strategy,
+)
 
 ALPHA = 0.85
 
@@ -34,21 +42,27 @@ def test_yardsticks() -> None:
 def test_pagerank_estimate() -> None:
     pr = strategy("pagerank", ALPHA)
     assert pr.rescores and pr.uses_ranks and pr.uses_hosts
-    # a start request, alone on its host: the average page
+    assert pr.evidence(3.0, 0.25) == 1.0 and pr.evidence(3.0, 0.0) == 0.0  # fetched pages that link, counted
+    # a start request, alone on its host (or with other start requests): the average page
     assert pr.seed(0, HostCounts(queued=1)) == pytest.approx(1.0)
     assert pr.seed(0, HostCounts(queued=5)) == pytest.approx(1.0)
-    # one page fetched of 11 known; a URL it links to with share 0.1
-    host = HostCounts(queued=10, fetched=1)
-    assert pr.score(0.1, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 10 * (0.1 + 1 / 11) / 2)
-    # the fetched page links to all ten queued URLs equally: each is about the average page
-    assert pr.score(0.1, 0, host) == pytest.approx(1.0, abs=0.05)
-    # more evidence ranks higher; the same evidence on a host fetched further ranks lower
-    assert pr.score(0.3, 0, host) > pr.score(0.1, 0, host)
-    assert pr.score(0.1, 0, HostCounts(queued=10, fetched=5)) < pr.score(0.1, 0, host)
+    # one page fetched of 11 known, with 10 counted links of share 0.1: each target is about the average page
+    host = HostCounts(queued=10, fetched=1, links=10, shares=1.0)
+    assert pr.score(1.0, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 0.1 * 10 * (1.0 + 10 / 11) / 2)
+    assert pr.score(1.0, 0, host) == pytest.approx(0.96, abs=0.01)
+    # the host's mean share per link (0.05: pages of 20 links) scales every vote
+    assert pr.score(1.0, 0, HostCounts(queued=10, fetched=1, links=20, shares=1.0)) == pytest.approx(
+        (1 - ALPHA) + ALPHA * 0.05 * 10 * (1.0 + 1.0) / 2)
+    # linked from more fetched pages ranks higher; the same count on a host fetched further ranks lower
+    host = HostCounts(queued=80, fetched=20, links=400, shares=20.0)
+    assert pr.score(12.0, 0, host) > pr.score(3.0, 0, host) > pr.score(0.0, 0, host)
+    assert pr.score(3.0, 0, HostCounts(queued=70, fetched=30, links=600, shares=30.0)) < pr.score(3.0, 0, host)
+    # linked from every fetched page of a host of 100: about the votes of every page, 100 · 0.05
+    assert pr.score(20.0, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 0.05 * 80 * 20.2 / 21)
     # a host fetched out: nothing left to vote, the teleport share remains
-    assert pr.score(2.0, 0, HostCounts(queued=0, fetched=40)) == pytest.approx(1 - ALPHA)
+    assert pr.score(5.0, 0, HostCounts(queued=0, fetched=40, links=90, shares=9.0)) == pytest.approx(1 - ALPHA)
     # the priority does not count
-    assert pr.score(0.1, 99, host) == pr.score(0.1, 0, host)
+    assert pr.score(3.0, 99, host) == pr.score(3.0, 0, host)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -63,12 +77,15 @@ def test_vote_is_the_score_an_in_link_adds(name: str) -> None:
 def test_epoch_evidence_keeps_each_hosts_sum() -> None:
     items = [("a", "h1", 0.010, 0.5), ("b", "h1", 0.004, 0.5), ("c", "h1", 0.002, 1.0),
              ("d", "h2", 0.003, 0.2), ("e", "h2", 0.003, 0.6), ("f", "h3", 0.002, 0.7)]
-    out = epoch_evidence(items)
+    out = epoch_evidence(items, weight=1.0)
     assert sum(out[k] for k in "abc") == pytest.approx(2.0)
     assert out["a"] == pytest.approx(2.0 * 0.008 / 0.010) and out["b"] == pytest.approx(2.0 * 0.002 / 0.010)
     assert out["c"] == 0.0  # at the lowest rank: no in-flow above the teleport share
     assert out["d"] == pytest.approx(0.4) and out["e"] == pytest.approx(0.4)
     assert out["f"] == 0.7  # only the lowest rank on its host: evidence kept
+    blended = epoch_evidence(items)
+    assert blended["a"] == pytest.approx(EPOCH_WEIGHT * 1.6 + (1 - EPOCH_WEIGHT) * 0.5)
+    assert sum(blended[k] for k in "abc") == pytest.approx(2.0)
     assert epoch_evidence([]) == {}
 
 
@@ -78,21 +95,27 @@ def test_host_tally() -> None:
         tally.queued("h")
     tally.taken("h")
     tally.dropped("h")
-    assert tally.of("h") == HostCounts(queued=1, fetched=1)
+    tally.linked("h", 0.25)
+    tally.linked("h", 0.5)
+    tally.linked("h", 0.0)  # followed, not counted
+    assert tally.of("h") == HostCounts(queued=1, fetched=1, links=2, shares=0.75)
     assert tally.of("other") == HostCounts()
 
 
 def test_host_rescore_when_its_factor_drifts() -> None:
     pr = strategy("pagerank")
-    host = HostCounts(queued=9, fetched=2)
-    assert pr.host_factor(host) == 3.0
+    host = HostCounts(queued=9, fetched=2, links=10, shares=1.0)
+    assert pr.host_factor(host) == pytest.approx(0.3)  # s̄ (D − F) / (F + 1)
     assert pr.rescore_due(host)  # never re-scored
     host.scale = pr.host_factor(host)
     assert not pr.rescore_due(host)
-    host.fetched = 3  # factor 9 / 4 = 2.25: drifted by a quarter
+    host.fetched = 3  # 0.1 · 9 / 4: drifted by a quarter
     assert not pr.rescore_due(host)
-    host.fetched, host.queued = 5, 8  # 8 / 6: drifted by more than RESCORE_DRIFT
+    host.fetched, host.queued = 5, 8  # 0.1 · 8 / 6: drifted by more than RESCORE_DRIFT
     assert 1 - pr.host_factor(host) / host.scale > RESCORE_DRIFT and pr.rescore_due(host)
+    host.scale = pr.host_factor(host)
+    host.links, host.shares = 30, 1.2  # the mean share fell to 0.04
+    assert pr.rescore_due(host)
     assert not any(strategy(n).rescore_due(HostCounts(queued=5)) for n in NAMES if n != "pagerank")
 
 
