@@ -12,8 +12,8 @@ out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIE
 * with ``pagerank``, a ``RankFeed`` thread reads the published ranks of the queued URLs once per
   epoch and the reactor thread applies them at its next ``next_request``, never waiting on Redis.
 
-``next_request`` pops the best entry whose download slot has a free place (``len(slot.active) <
-slot.concurrency``), so a busy host never holds the others back; it returns None while every
+``next_request`` pops the best entry whose download slot has a free place (its requests in the
+downloader below the slot's concurrency), so a busy host never holds the others back; it returns None while every
 queued slot is full, and the engine asks again when a download ends. The handed-out request
 carries its entry's score in ``rankcrawl_value`` (the value its page hands on to its links).
 
@@ -32,7 +32,8 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Hashable
+from collections import Counter
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +75,20 @@ def download_slot(request: Request, downloader: Any) -> str:
     return str(request.meta.get("download_slot") or urlparse_cached(request).hostname or "")
 
 
-def slot_busy(downloader: Any, slot: str) -> bool:
-    """Whether the slot's downloads fill its concurrency (a request for it would only wait there)."""
-    slots = getattr(downloader, "slots", None)
-    s = slots.get(slot) if slots else None
-    return s is not None and len(s.active) >= s.concurrency
+def busy_slots(downloader: Any) -> Callable[[str], bool]:
+    """A predicate: whether a slot's downloads fill its concurrency (a request for it would only wait
+    there). Counted over the downloader's ``active`` requests, which a request joins as soon as the engine
+    takes it (a slot's own ``active`` only after the downloader middlewares ran)."""
+    if downloader is None:
+        return lambda slot: False
+    load = Counter(download_slot(r, downloader) for r in downloader.active)
+    default = getattr(downloader, "ip_concurrency", 0) or getattr(downloader, "domain_concurrency", 0)
+
+    def busy(slot: str) -> bool:
+        s = downloader.slots.get(slot)
+        return load[slot] >= (s.concurrency if s is not None else default) > 0
+
+    return busy
 
 
 class RankedScheduler(BaseScheduler):
@@ -136,8 +146,6 @@ class RankedScheduler(BaseScheduler):
     def _slot(self, request: Request) -> str:
         return download_slot(request, self._downloader)
 
-    def _busy(self, slot: str) -> bool:
-        return slot_busy(self._downloader, slot)
 
     def _host_score(self, slot: str, evidence: float) -> float:
         return self.strategy.score(evidence, 0, self.tally.of(slot))
@@ -182,7 +190,7 @@ class RankedScheduler(BaseScheduler):
     def next_request(self) -> Request | None:
         if self.feed is not None:
             self._apply_ranks()
-        entry = self.queue.pop(self._busy)
+        entry = self.queue.pop(busy_slots(self._downloader))
         if entry is None:
             return None
         request: Request = entry.payload

@@ -35,7 +35,7 @@ from scrapy_redis.scheduler import Scheduler
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import download_slot, link_evidence, slot_busy
+from rankcrawl.crawler.scheduler import busy_slots, download_slot, link_evidence
 from rankcrawl.crawler.shared_frontier import SharedFrontier
 from rankcrawl.settings.config import RankcrawlConfig
 
@@ -138,19 +138,17 @@ class BatchedScheduler(Scheduler):
             self.stats.inc_value("rankcrawl/frontier/duplicates", count - queued)
             self.stats.inc_value("rankcrawl/frontier/rescored", rescored)
 
-    def _busy(self, slot: str) -> bool:
-        return slot_busy(self._downloader, slot)
-
     def next_request(self) -> Request | None:
         self.flush_outbox()
-        entry = self.held.pop(self._busy)
+        busy = busy_slots(self._downloader)
+        entry = self.held.pop(busy)
         if entry is None and len(self.held) < HELD_MAX:
-            busy = [slot for slot in getattr(self._downloader, "slots", {}) if self._busy(slot)]
-            for fp, value, ev, host, taken in self.queue.take(POP_SIZE, busy):
+            full = [slot for slot in getattr(self._downloader, "slots", {}) if busy(slot)]
+            for fp, value, ev, host, taken in self.queue.take(POP_SIZE, full):
                 if fp not in self.held:
                     self.held.push(fp, host, value, taken)
                     self.held_evidence[fp] = ev
-            entry = self.held.pop(self._busy)
+            entry = self.held.pop(busy)
         if entry is None:
             if not self.held:
                 self._poll_soon()
