@@ -10,7 +10,8 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 | blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context        |
 | regions     | page type (``page_type``); subtrees whose blocks will be dropped: | page_type, drop_roots           |
 |             | hidden (``hidden``), share bars (``share_bars``), comment sections |                                 |
-|             | after the article but on forums and products (``comments``)       |                                 |
+|             | after the article but on forums and products (``comments``),      |                                 |
+|             | link-dense teaser boxes after it (``teasers``)                    |                                 |
 | fusion      | Block Fusion (``blockfusion``, variant ``fusion``) of each run of | blocks (empties atomic), dropped |
 |             | atomic blocks inside / outside ``drop_roots`` (``dropping``)      |                                 |
 | positions   | share of the page's words before each block                      | blocks[i].position              |
@@ -61,6 +62,7 @@ from rankcrawl.pipelines.link_features import AnchorRows
 from rankcrawl.pipelines.page_type import page_type
 from rankcrawl.pipelines.parsing import parse_page
 from rankcrawl.pipelines.share_bars import share_bars
+from rankcrawl.pipelines.teasers import teaser_sections
 from rankcrawl.pipelines.trained_classifier import block_model, decide, features_and_page
 
 
@@ -131,7 +133,7 @@ def _regions(s: PageState) -> None:
         return
     s.page_type = page_type(s.context.page_types, s.url)
     s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
-                    *comment_sections(s.root, s.atomic, s.page_type)]
+                    *comment_sections(s.root, s.atomic, s.page_type), *teaser_sections(s.root, s.atomic, s.page_type)]
 
 
 def _fusion(s: PageState) -> None:
