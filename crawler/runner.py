@@ -53,9 +53,10 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
     return settings
 
 
-def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
-              overrides: Mapping[str, Any] | None = None, redis_url: str | None = None) -> dict[str, Any]:
-    """Crawl from ``seeds`` until the frontier or the page budget is exhausted; the final stats."""
+def run_crawl(seeds: Sequence[str], max_pages: int | None = None, overrides: Mapping[str, Any] | None = None,
+              redis_url: str | None = None, spider_args: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Crawl from ``seeds`` until the frontier or the page budget is exhausted; the final stats.
+    ``spider_args`` are the focused spider's other arguments (``allowed_domains``, ``topic``)."""
     settings = build_settings(seeds, max_pages, overrides, redis_url)
     config = RankcrawlConfig.from_settings(settings)
     if config.enabled:
@@ -66,7 +67,7 @@ def run_crawl(seeds: Sequence[str], max_pages: int | None = None,
             client.close()
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(FocusedSpider)
-    process.crawl(crawler, seeds=list(seeds))
+    process.crawl(crawler, **{**(spider_args or {}), "seeds": list(seeds)})
     gc.freeze()  # the imports and the crawler built so far live to the end: no collection scans them again
     process.start()
     return dict(crawler.stats.get_stats())

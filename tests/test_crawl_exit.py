@@ -95,3 +95,18 @@ def test_a_full_edge_buffer_ends_the_crawl_non_zero_with_the_count(server: tuple
     assert last == (f"rankcrawl: error: crawl ended: rankcrawl_redis_unavailable; {stats['rankcrawl/pages/unflushed']} pages "
                     f"({stats['rankcrawl/edges/unflushed']} edges) could not be stored in Redis before the flush timeout"), err[-2000:]
     assert not any(frame in err for frame in OWN_FRAMES)  # no error inside rankcrawl (Scrapy logs refused connections)
+
+
+def test_crawl_takes_scrapy_log_and_spider_argument_options(server: tuple[ValkeyServer, str], web: DemoWeb) -> None:
+    _, url = server
+    host = web.seeds[0].split("/")[2].split(":")[0]
+    quiet = subprocess.run([*CLI, "crawl", web.seeds[0], "--redis-url", url, *FAST, "--max-pages", "3", "--nolog",
+                            "-a", f"allowed_domains={host}"], capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr[-2000:]
+    assert "finish_reason\tpage_budget" in quiet.stdout
+    seeds = subprocess.run([*CLI, "crawl", web.seeds[0], "--redis-url", url, "-a", "seeds=http://x.example/"],
+                           capture_output=True, text=True, timeout=60)
+    assert seeds.returncode != 0 and seeds.stderr == "rankcrawl: error: give the seeds as SEED_URL arguments, not -a seeds=\n"
+    level = subprocess.run([*CLI, "crawl", web.seeds[0], "--redis-url", url, "-L", "LOUD"], capture_output=True, text=True,
+                           timeout=60)
+    assert level.returncode == 2 and "'LOUD' is not one of" in level.stderr

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from rankcrawl.crawler.cli.main import main
 
+CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main()"]
+
 PARA = "<p>" + "Rivers carry water from the hills down to the sea every single day. " * 4 + "</p>"
 
 
@@ -183,3 +185,22 @@ def test_hostile_file_names_stay_on_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     (line,) = result.stderr.strip().splitlines()
     assert "\\x0a" in line and "\x1b" not in line and "empty file" in line
+
+
+def test_stdin_non_html_and_empty_inputs(tmp_path: Path) -> None:
+    page = b"<html><head><title>T</title></head><body><p>" + b"Some words of text here. " * 20 + b"</p></body></html>"
+    done = subprocess.run([*CLI, "extract", "-", "--url", "http://site.example/a"], input=page, capture_output=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    assert row["path"] == "-" and row["title"] == "T" and row["url"] == "http://site.example/a"
+    text = tmp_path / "passwd"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n")
+    for args, stdin, says in ((["extract", str(text)], b"", f"rankcrawl: error: {text}: no HTML markup: not an HTML file"),
+                              (["extract", "-"], b"", "rankcrawl: error: -: empty file"),
+                              (["extract", str(tmp_path / "empty")], b"",
+                               f"rankcrawl: error: no .html/.htm/.html.gz file in {tmp_path / 'empty'}")):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        failed = subprocess.run([*CLI, *args], input=stdin, capture_output=True, timeout=120)
+        assert failed.returncode == 1 and failed.stdout == b""
+        assert failed.stderr.decode().strip() == says

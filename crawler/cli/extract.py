@@ -6,8 +6,9 @@ refused, never opened for reading), at most the page byte cap (RANKCRAWL_MAX_PAG
 dropped when the rest is text, and analysed within the time budget (``--timeout``), which counts
 from the moment the file is opened: decompression, decoding and parsing are inside it. Each file is
 handled in a child process (``sandbox.Sandbox``) killed at ``HARD_FACTOR`` × the budget, whatever
-stretch of work it is in. A file that fails gets one line on stderr and the
-batch goes on; the exit code is 1 if any file failed.
+stretch of work it is in. ``-`` reads one page from stdin (up to the cap). A file without HTML markup
+is refused. A file that fails gets one line on stderr and the batch goes on; the exit code is 1 if
+any file failed or the PATHs hold no HTML file at all.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import os
 import re
 import stat
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 from typing import BinaryIO
 
 import click
 
+from rankcrawl.crawler.cli.options import UserError
 from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, HardTimeout, Sandbox, WorkerDied
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
 from rankcrawl.pipelines.budget import FULL_SHARE, PREFIX_SHARE, analyze_within
@@ -40,6 +43,10 @@ CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x1b") + 
 """C0 controls that never occur in text (ESC stays: ISO-2022 pages use it); NUL is judged apart."""
 MAX_CONTROL_SHARE = 0.02
 UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+HTML_MARKUP = re.compile(rb"<(?:!doctype|!--|/?[a-z][a-z0-9-]*[\s>/])", re.I)
+"""A tag, doctype or comment: an HTML page (or fragment) has one in its first ``SNIFF_BYTES``, a
+text file such as /etc/passwd none."""
+STDIN = "-"
 
 
 class PageError(ValueError):
@@ -142,6 +149,8 @@ def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, deadline: Dea
         raise PageError("empty file")
     if looks_binary(data[:SNIFF_BYTES]):
         raise PageError("binary file, not HTML")
+    if not HTML_MARKUP.search(data[:SNIFF_BYTES].replace(b"\x00", b"")):
+        raise PageError("no HTML markup: not an HTML file")
     if not data.startswith(WIDE_BOMS) and b"\x00" in data:
         data = data.replace(b"\x00", b"")  # as an HTML parser does; the cut at max_bytes stays visible to analyze
         if not data.strip():
@@ -150,14 +159,15 @@ def read_page(path: Path, max_bytes: int = DEFAULT_MAX_PAGE_BYTES, deadline: Dea
 
 
 def extract_file(path: Path, url: str | None, timeout: float, max_bytes: int = DEFAULT_MAX_PAGE_BYTES,
-                 sandbox: Sandbox | None = None) -> tuple[str | None, list[str]]:
-    """(JSON line or None, stderr lines) for one file; never raises for a bad file. With a ``sandbox``
-    the work runs in its child process, killed ``HARD_FACTOR`` budgets after the start."""
+                 sandbox: Sandbox | None = None, name: str | None = None) -> tuple[str | None, list[str]]:
+    """(JSON line or None, stderr lines) for one file, shown as ``name`` (default: its path); never
+    raises for a bad file. With a ``sandbox`` the work runs in its child process, killed
+    ``HARD_FACTOR`` budgets after the start."""
     if sandbox is None:
-        return _extract_file(path, url, timeout, max_bytes)
-    shown = one_line(str(path))
+        return _extract_file(path, url, timeout, max_bytes, name)
+    shown = one_line(name or str(path))
     try:
-        result: tuple[str | None, list[str]] = sandbox.run(_extract_file, (path, url, timeout, max_bytes),
+        result: tuple[str | None, list[str]] = sandbox.run(_extract_file, (path, url, timeout, max_bytes, name),
                                                            HARD_FACTOR * timeout if timeout > 0 else None)
     except HardTimeout:
         return None, [f"rankcrawl: error: {shown}: analysis stopped at {HARD_FACTOR:g} × the {timeout:g} s budget, skipped"]
@@ -171,8 +181,9 @@ def warm() -> None:
     analyze_within(WARM_PAGE, "http://warm.invalid/", timeout=0)
 
 
-def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int) -> tuple[str | None, list[str]]:
-    shown = one_line(str(path))
+def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int,
+                  name: str | None = None) -> tuple[str | None, list[str]]:
+    shown = one_line(name or str(path))
     started = clock()
     try:
         data = read_page(path, max_bytes, Deadline(timeout * FULL_SHARE) if timeout > 0 else None)
@@ -197,7 +208,7 @@ def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int) -
                      f"only its first {PREFIX_SHARE:.1%} analysed")
     elif doc.truncated:
         notes.append(f"rankcrawl: warning: {shown}: larger than the page size limit, truncated")
-    row = doc.to_json(str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+    row = doc.to_json(name or str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
     line = json.dumps(row, ensure_ascii=False)
     try:
         line.encode("utf-8")
@@ -224,18 +235,38 @@ def resolved(path: Path) -> Path | None:
 def extract(urls_from: str | None, url: str | None, timeout: float, paths: tuple[str, ...]) -> None:
     """Main text, title and content links of HTML files as JSON Lines (one object per file).
 
-    PATH: .html/.htm/.html.gz files, or folders (searched recursively, sorted).
+    PATH: .html/.htm/.html.gz files, folders (searched recursively, sorted), or - for stdin.
     """
     urls = read_map(urls_from) if urls_from else {}
+    with tempfile.TemporaryDirectory(prefix="rankcrawl-extract-") as scratch:
+        copy = stdin_copy(Path(scratch)) if STDIN in paths else None
+        files = html_files(tuple(copy if p == STDIN and copy else p for p in paths))
+        if not files:
+            raise UserError(f"no .html/.htm/.html.gz file in {' '.join(map(one_line, paths))}")
+        extract_all(files, urls, url, timeout, {Path(copy): STDIN} if copy else {})
+
+
+def stdin_copy(scratch: Path) -> str:
+    """The page on stdin (up to the cap, and one byte more to see a cut) copied to a file in ``scratch``."""
+    copy = scratch / "stdin.html"
+    copy.write_bytes(sys.stdin.buffer.read(DEFAULT_MAX_PAGE_BYTES + 1))
+    return str(copy)
+
+
+def extract_all(files: list[tuple[Path, str | None]], urls: dict[Path, str], url: str | None, timeout: float,
+                names: dict[Path, str]) -> None:
+    """One JSON line per file that could be analysed (``names``: files shown by another name, stdin's
+    copy as ``-``); SystemExit(1) when any could not."""
     failed = 0
     out = sys.stdout
     with Sandbox(warm) as sandbox:
-        for path, problem in html_files(paths):
+        for path, problem in files:
             if problem:
                 row, notes = None, [f"rankcrawl: error: {one_line(str(path))}: {problem}"]
             else:
                 where = resolved(path)
-                row, notes = extract_file(path, urls.get(where, url) if where else url, timeout, sandbox=sandbox)
+                row, notes = extract_file(path, urls.get(where, url) if where else url, timeout, sandbox=sandbox,
+                                          name=names.get(path))
             for note in notes:
                 click.echo(note, err=True)
             if row is None:
