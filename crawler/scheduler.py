@@ -158,6 +158,10 @@ class RankedScheduler(BaseScheduler):
     def enqueue_request(self, request: Request) -> bool:
         evidence = link_evidence(request)
         strat = self.strategy
+        slot = self._slot(request)
+        if evidence is not None and strat.uses_hosts:
+            self.tally.linked(slot, evidence[1])  # every counted in-link of the host, new URL or not
+            self.queue.refresh(slot)
         if request.dont_filter:
             self._unfiltered += 1
             key: Hashable = ("unfiltered", self._unfiltered)
@@ -176,12 +180,11 @@ class RankedScheduler(BaseScheduler):
             self.evidence[key] = strat.evidence(*evidence)
         else:  # a start request (no depth yet: it left no response), else a spider's request without evidence
             self.evidence[key] = strat.seed_evidence() if "depth" not in request.meta else 0.0
-        self._push(key, request)
+        self._push(key, request, slot)
         self.stats.inc_value("scheduler/enqueued")
         return True
 
-    def _push(self, key: Hashable, request: Request) -> None:
-        slot = self._slot(request)
+    def _push(self, key: Hashable, request: Request, slot: str) -> None:
         self.tally.queued(slot)
         self.queue.push(key, slot, self._score(key, request.priority), request)
         if self.feed is not None:
@@ -254,7 +257,7 @@ class RankedScheduler(BaseScheduler):
                                  else ("unfiltered", self._next_unfiltered()))
                 if key not in self.queue:
                     self.evidence[key] = evidence
-                    self._push(key, request)
+                    self._push(key, request, self._slot(request))
         if skipped:
             logger.warning("rankcrawl: %d unreadable frontier entries in %s skipped", skipped, path)
         logger.info("rankcrawl: resuming crawl (%d requests queued)", len(self.queue))

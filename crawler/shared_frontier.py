@@ -7,12 +7,12 @@ Cluster slot) and every change one Lua script (atomic: two processes never take 
   shares, cash, counts; ``static``: the priority), lowered by 1e-15 per insertion number so that
   equal evidence pops first-queued first;
 * the frontier key itself: a sorted set host → the score of its best entry, which the strategy
-  computes from that entry's evidence and the host's counts (``pagerank``: the estimate of
-  ``crawler/frontier_scores.py``, written out in Lua below; the others: the evidence itself),
-  recomputed whenever the host changes, so hosts compare exactly at every take;
+  computes from that entry's evidence and the host's counts (``pagerank``: ``Strategy.estimate``
+  of ``crawler/frontier_scores.py``, written out in Lua below and tested equal; the others: the
+  evidence itself), recomputed whenever the host changes, so hosts compare exactly at every take;
 * a hash fingerprint → the request as JSON (``crawler/frontier.py``: checked before it becomes a
-  request, never unpickled), a hash of each host's queued (``q:``) and taken (``f:``) counts, and
-  the insertion counter.
+  request, never unpickled), a hash of each host's counts — URLs queued (``q:``) and taken
+  (``f:``), counted in-links (``l:``) and their summed shares (``s:``) — and the insertion counter.
 
 ``enqueue`` writes a batch in one call: a fingerprint new to the dupefilter set is queued; one
 already seen that still waits gets its in-link's evidence with ``ZINCRBY``. ``take`` pops the best
@@ -41,10 +41,14 @@ local strategy, alpha = ARGV[1], tonumber(ARGV[2])
 local function host_key(host) return heads .. '@HOST@' .. host end
 local function score(e, host)
     if strategy ~= 'pagerank' then return e end
-    local f = tonumber(redis.call('HGET', counts, 'f:' .. host) or '0') or 0
-    local q = tonumber(redis.call('HGET', counts, 'q:' .. host) or '0') or 0
+    local c = redis.call('HMGET', counts, 'f:' .. host, 'q:' .. host, 'l:' .. host, 's:' .. host)
+    local f, q = math.max(tonumber(c[1]) or 0, 0), math.max(tonumber(c[2]) or 0, 0)
+    local l, s = tonumber(c[3]) or 0, tonumber(c[4]) or 0
     local d = math.max(f + q, 1)
-    return (1 - alpha) + alpha * (d - f) * (e + 1 / d) / (f + 1)
+    local share = 1 / d
+    if l > 0 and s > 0 then share = s / l end
+    local prior = math.min(1, 1 / (share * d))
+    return (1 - alpha) + alpha * share * (d - f) * (e + prior) / (f + 1)
 end
 local function head(host)
     local top = redis.call('ZREVRANGE', host_key(host), 0, 0, 'WITHSCORES')
@@ -58,12 +62,17 @@ end
 """KEYS[1..3]: host heads, requests, host counts. ARGV[1..2]: strategy, alpha (the score of ``frontier_scores``)."""
 
 ENQUEUE = COMMON + """
-local n = (#ARGV - 2) / 5
+local n = (#ARGV - 2) / 7
 local base = redis.call('INCRBY', KEYS[4], n) - n
 local queued, rescored, new, dirty = 0, 0, {}, {}
 for j = 0, n - 1 do
-    local i = 3 + 5 * j
+    local i = 3 + 7 * j
     local fp, host = ARGV[i], ARGV[i + 1]
+    if tonumber(ARGV[i + 6]) > 0 then
+        redis.call('HINCRBY', counts, 'l:' .. host, ARGV[i + 6])
+        redis.call('HINCRBYFLOAT', counts, 's:' .. host, ARGV[i + 5])
+        dirty[host] = true
+    end
     if string.sub(fp, 1, 1) == '!' or redis.call('SADD', KEYS[5], fp) == 1 then
         redis.call('ZADD', host_key(host), tonumber(ARGV[i + 2]) - (base + j + 1) * 1e-15, fp)
         redis.call('HSET', requests, fp, ARGV[i + 4])
@@ -80,8 +89,9 @@ end
 for host in pairs(dirty) do head(host) end
 return {queued, rescored, unpack(new)}
 """
-"""KEYS[4..5]: insertion counter, dupefilter. ARGV[3..]: (fingerprint, host, evidence, vote, JSON request)*.
-Returns the counts queued and re-scored, then the fingerprints queued."""
+"""KEYS[4..5]: insertion counter, dupefilter. ARGV[3..]: (fingerprint, host, evidence, vote, JSON request,
+summed shares and number of the counted in-links)*. Returns the counts queued and re-scored, then the
+fingerprints queued."""
 
 TAKE = COMMON + """
 local busy, nbusy = {}, #ARGV - 3
@@ -177,9 +187,12 @@ class SharedFrontier(Base):
         self.server.delete(self.key, self.requests_key, self.counts_key, self.seq_key,
                            *(self.key + FRONTIER_HOST + h for h in hosts))
 
-    def enqueue(self, dupefilter_key: str, entries: Iterable[tuple[str, str, float, float, str]]) -> tuple[int, int, list[str]]:
-        """Queue (fingerprint, host, evidence, vote, JSON request) entries: new ones queued, waiting
-        ones re-scored by their vote. Returns (queued, re-scored, fingerprints queued)."""
+    def enqueue(self, dupefilter_key: str,
+                entries: Iterable[tuple[str, str, float, float, str, float, int]]) -> tuple[int, int, list[str]]:
+        """Queue (fingerprint, host, evidence, vote, JSON request, summed shares and number of counted
+        in-links) entries: new ones queued,
+        waiting ones re-scored by their vote; every counted in-link counts for its host. Returns (queued,
+        re-scored, fingerprints queued)."""
         args = [v for entry in entries for v in entry]
         if not args:
             return 0, 0, []
@@ -221,7 +234,7 @@ class SharedFrontier(Base):
             return
         fp = "!" + self.spider.crawler.request_fingerprinter.fingerprint(request).hex()
         host = urlparse_cached(request).hostname or ""
-        self.enqueue(self.key, [(fp, host, score, 0.0, data)])
+        self.enqueue(self.key, [(fp, host, score, 0.0, data, 0.0, 0)])
 
     def pop(self, timeout: int = 0) -> Request | None:
         """The best entry as a request; None when the frontier is empty or that entry was bad (dropped)."""

@@ -60,7 +60,7 @@ class BatchedScheduler(Scheduler):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.outbox: dict[str, list[Any]] = {}
-        """Fingerprint → [evidence, vote, JSON request, URL, host]."""
+        """Fingerprint → [evidence, vote, JSON request, URL, host, summed shares and number of counted in-links]."""
         self.held = FrontierQueue()
         self.held_evidence: dict[str, float] = {}
         self.mine: dict[str, tuple[str, float]] = {}
@@ -100,6 +100,7 @@ class BatchedScheduler(Scheduler):
             ev = strat.seed_evidence() if "depth" not in request.meta else 0.0
         vote = ev if strat.rescores else 0.0
         stored = ev if strat.uses_hosts else strat.score(ev, request.priority)
+        share = evidence[1] if evidence is not None and strat.uses_hosts else 0.0
         if request.dont_filter:
             key = UNFILTERED + uuid.uuid4().hex
         else:
@@ -108,6 +109,8 @@ class BatchedScheduler(Scheduler):
                 held = self.outbox[key]
                 held[0] += vote
                 held[1] += vote
+                held[5] += share
+                held[6] += share > 0
                 return False
         try:
             data = self.queue._encode_request(request)
@@ -115,7 +118,7 @@ class BatchedScheduler(Scheduler):
             self.queue._count("rankcrawl/frontier/unstorable")
             logger.warning("rankcrawl: request not queued, it cannot be stored as JSON (%s): %s", exc, request.url)
             return False
-        self.outbox[key] = [stored, vote, data, request.url, download_slot(request, self._downloader)]
+        self.outbox[key] = [stored, vote, data, request.url, download_slot(request, self._downloader), share, int(share > 0)]
         if len(self.outbox) >= FLUSH_SIZE:
             self.flush_outbox()
         return True
@@ -124,11 +127,12 @@ class BatchedScheduler(Scheduler):
         """Write the buffered requests: one Lua call (dupefilter check, insert or vote)."""
         if not self.outbox:
             return
-        entries = [(key, host, stored, vote, data) for key, (stored, vote, data, _url, host) in self.outbox.items()]
+        entries = [(key, host, stored, vote, data, share, links)
+                   for key, (stored, vote, data, _url, host, share, links) in self.outbox.items()]
         queued, rescored, new = self.queue.enqueue(self.df.key, entries)
         if self.feed is not None:
             for key in new:
-                stored, _vote, _data, url, host = self.outbox[key]
+                stored, _vote, _data, url, host, _share, _links = self.outbox[key]
                 self.mine[key] = (host, stored)
                 self.feed.queued.append((key, url))
         count = len(self.outbox)

@@ -163,11 +163,35 @@ def test_the_shared_frontier_runs_on_a_cluster_and_keeps_host_order(any_client: 
     """Every script's keys share the {crawl} slot; hosts compare by their best entry, entries by evidence."""
     queue = SharedFrontier(any_client, spider, KEY, serializer=frontier)
     queue.strategy = "opic"
-    entries = [(f"fp{i}", host, ev, 0.0, dumps(scrapy.Request(f"http://{host}/{i}").to_dict(spider=spider)))
+    entries = [(f"fp{i}", host, ev, 0.0, dumps(scrapy.Request(f"http://{host}/{i}").to_dict(spider=spider)), 0.0, 0)
                for i, (host, ev) in enumerate([("a.test", 0.2), ("a.test", 0.5), ("b.test", 0.3), ("b.test", 0.1)])]
     assert queue.enqueue("t:{crawl}:frontier-test:dupefilter", entries)[0] == 4
-    assert queue.enqueue("t:{crawl}:frontier-test:dupefilter", [("fp3", "b.test", 0.0, 0.6, "")])[:2] == (0, 1)
+    assert queue.enqueue("t:{crawl}:frontier-test:dupefilter", [("fp3", "b.test", 0.0, 0.6, "", 0.0, 0)])[:2] == (0, 1)
     taken = queue.take(4)
     assert [url for *_, req in taken for url in [req.url]] == ["http://b.test/3", "http://a.test/1",
                                                                "http://b.test/2", "http://a.test/0"]
     assert len(queue) == 0 and queue.take(1) == []
+
+
+def test_the_lua_estimate_equals_the_strategys(r: redis.Redis, spider: Spider) -> None:
+    """The shared frontier's Lua score is ``Strategy.estimate`` for the host's counts."""
+    from rankcrawl.crawler.frontier_scores import HostCounts, strategy
+
+    queue = SharedFrontier(r, spider, KEY, serializer=frontier)
+    queue.strategy, queue.alpha = "pagerank", 0.85
+    strat = strategy("pagerank", 0.85)
+    rng = __import__("random").Random(3)
+    for trial in range(20):
+        host, n = f"h{trial}.test", rng.randint(1, 6)
+        entries = [(f"{host}-{i}", host, float(rng.randint(0, 4)), 0.0,
+                    dumps(scrapy.Request(f"http://{host}/{i}").to_dict(spider=spider)), rng.random() * (i % 2), i % 2)
+                   for i in range(n)]
+        queue.enqueue("t:{crawl}:frontier-test:dupefilter", entries)
+        taken = rng.randint(0, n - 1)
+        queue.take(taken)  # other hosts may lead: count what this host gave
+        counts = {k.decode(): float(v) for k, v in r.hgetall(queue.counts_key).items()}
+        host_counts = HostCounts(queued=int(counts.get(f"q:{host}", 0)), fetched=int(counts.get(f"f:{host}", 0)),
+                                 links=int(counts.get(f"l:{host}", 0)), shares=counts.get(f"s:{host}", 0.0))
+        best = r.zrevrange(queue.key + ":h:" + host, 0, 0, withscores=True)
+        if best:
+            assert float(r.zscore(queue.key, host)) == pytest.approx(strat.estimate(best[0][1], host_counts), rel=1e-9)
