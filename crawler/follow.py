@@ -39,7 +39,7 @@ from scrapy.utils.misc import load_object
 
 from rankcrawl.crawler.budget import PageBudget
 from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META
-from rankcrawl.crawler.priority import Prioritizer, RankCache
+from rankcrawl.crawler.priority import TOPIC_GAIN, Prioritizer, RankCache, topical
 from rankcrawl.crawler.scheduler import RankedScheduler
 from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
@@ -129,15 +129,17 @@ class FollowMiddleware:
             self.stats.inc_value("rankcrawl/follow/requests", followed)
             self.stats.inc_value("rankcrawl/follow/content", content)
 
-    @staticmethod
-    def _votes(response: Response, page: PageResult | None) -> dict[str, list[float]]:
-        """Per link target of the page: [the page's value, the link's share of its vote] (the frontier's
-        in-link evidence; share = weight / total weight of the page's counted links, 0 if not counted)."""
+    def _votes(self, response: Response, page: PageResult | None) -> dict[str, list[float]]:
+        """Per link target of the page: [the page's value, the link's share of its vote, its topic
+        boost] (the frontier's in-link evidence; share = weight / total weight of the page's counted
+        links, 0 if not counted; boost = 1 + TOPIC_GAIN · the share of the topic terms in its text)."""
         if page is None:
             return {}
         value = response.meta.get(VALUE_META, 0.0)
         total = sum(link.weight for link in page.follow if link.counted and link.weight > 0)
-        return {link.url: [value, link.weight / total if link.counted and total > 0 and link.weight > 0 else 0.0]
+        terms = self.prioritizer.terms
+        return {link.url: [value, link.weight / total if link.counted and total > 0 and link.weight > 0 else 0.0,
+                           1.0 + TOPIC_GAIN * topical(link.text, terms) if terms else 1.0]
                 for link in page.follow}
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:

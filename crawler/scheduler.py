@@ -5,8 +5,9 @@ out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIE
 (``crawler/frontier_scores.py``):
 
 * a request for a URL already queued is no duplicate to drop: its in-link evidence (the
-  ``rankcrawl_link`` meta the follow middleware sets: the linking page's value and the link's
-  share of its vote) raises the queued entry's score, and the request itself is discarded;
+  ``rankcrawl_link`` meta the follow middleware sets: the linking page's value, the link's share of
+  its vote and its topic boost from ``RANKCRAWL_TOPIC_TERMS``) raises the queued entry's score, and
+  the request itself is discarded;
 * a request for a URL handed out before is dropped by the ``DUPEFILTER_CLASS`` filter, as in
   Scrapy's scheduler (``dont_filter`` requests always get an entry of their own);
 * with ``pagerank``, a ``RankFeed`` thread reads the published ranks of the queued URLs once per
@@ -54,18 +55,25 @@ logger = logging.getLogger(__name__)
 STATE_FILE = "rankcrawl-frontier.jsonl"
 
 
-def link_evidence(request: Request) -> tuple[float, float] | None:
-    """The (value, share) of the in-link a request carries, or None (a start or spider request)."""
+def link_evidence(request: Request) -> tuple[float, float, float] | None:
+    """The (value, share, topic boost) of the in-link a request carries, or None (a start or spider
+    request). The meta is removed: a queued request carries nothing more than Scrapy's own."""
     raw = request.meta.pop(LINK_META, None)
-    if not isinstance(raw, (list, tuple)) or len(raw) != 2:
+    if not isinstance(raw, (list, tuple)) or len(raw) not in (2, 3):
         return None
     try:
-        value, share = float(raw[0]), float(raw[1])
+        value, share, boost = float(raw[0]), float(raw[1]), float(raw[2]) if len(raw) == 3 else 1.0
     except (TypeError, ValueError):
         return None
-    if not (value >= 0.0 and 0.0 <= share <= 1.0) or value == float("inf"):
+    if not (0.0 <= value < math.inf and 0.0 <= share <= 1.0 and 1.0 <= boost < math.inf):
         return None
-    return value, share
+    return value, share, boost
+
+
+def link_score(strat: Strategy, evidence: tuple[float, float, float]) -> float:
+    """The evidence one in-link adds, raised by its topic boost (``RANKCRAWL_TOPIC_TERMS``)."""
+    value, share, boost = evidence
+    return strat.evidence(value, share) * boost
 
 
 def download_slot(request: Request, downloader: Any) -> str:
@@ -169,7 +177,7 @@ class RankedScheduler(BaseScheduler):
             key = self.crawler.request_fingerprinter.fingerprint(request)
             if key in self.queue:
                 if evidence is not None and strat.rescores:
-                    self.evidence[key] += strat.evidence(*evidence)
+                    self.evidence[key] += link_score(strat, evidence)
                     self.queue.rescore(key, self._score(key, self.queue.entries[key].payload.priority))
                     self.stats.inc_value("rankcrawl/frontier/rescored")
                 return False
@@ -177,7 +185,7 @@ class RankedScheduler(BaseScheduler):
                 self.df.log(request, self.spider)
                 return False
         if evidence is not None:
-            self.evidence[key] = strat.evidence(*evidence)
+            self.evidence[key] = link_score(strat, evidence)
         else:  # a start request (no depth yet: it left no response), else a spider's request without evidence
             self.evidence[key] = strat.seed_evidence() if "depth" not in request.meta else 0.0
         self._push(key, request, slot)

@@ -35,7 +35,7 @@ from scrapy_redis.scheduler import Scheduler
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import busy_slots, download_slot, link_evidence
+from rankcrawl.crawler.scheduler import busy_slots, download_slot, link_evidence, link_score
 from rankcrawl.crawler.shared_frontier import SharedFrontier
 from rankcrawl.settings.config import RankcrawlConfig
 
@@ -95,7 +95,7 @@ class BatchedScheduler(Scheduler):
         evidence = link_evidence(request)
         strat = self.strategy
         if evidence is not None:
-            ev = strat.evidence(*evidence)
+            ev = link_score(strat, evidence)
         else:  # a start request, else a spider's request without evidence
             ev = strat.seed_evidence() if "depth" not in request.meta else 0.0
         vote = ev if strat.rescores else 0.0

@@ -145,3 +145,21 @@ def test_the_addon_sets_the_ranked_scheduler_unless_the_user_chose_one(redis_url
     theirs = get_crawler(Demo, {"ADDONS": {Addon: 0}, "RANKCRAWL_REDIS_URL": redis_url,
                                 "SCHEDULER": "scrapy.core.scheduler.Scheduler"})
     assert theirs.settings["SCHEDULER"] == "scrapy.core.scheduler.Scheduler"
+
+
+@pytest.mark.parametrize("frontier", ["opic", "inlinks", "pagerank"])
+def test_topic_terms_raise_a_links_evidence(frontier: str, redis_url: str) -> None:
+    s = scheduler(frontier, RANKCRAWL_REDIS_URL=redis_url)
+    try:
+        s.enqueue_request(Request("http://a.test/plain", meta={LINK_META: [1.0, 0.5, 1.0], "depth": 1}))
+        s.enqueue_request(Request("http://a.test/topical", meta={LINK_META: [1.0, 0.5, 3.0], "depth": 1}))
+        assert drain(s) == ["http://a.test/topical", "http://a.test/plain"]
+    finally:
+        s.close("finished")
+
+
+def test_bad_link_evidence_is_ignored() -> None:
+    s = scheduler("opic")
+    for bad in ([1.0], [-1.0, 0.5], [1.0, 2.0], ["x", 0.5], [1.0, 0.5, 0.5], [float("inf"), 0.5], "1,0.5"):
+        assert s.enqueue_request(Request(f"http://a.test/{len(s)}", meta={LINK_META: bad, "depth": 1}))
+    assert all(s.evidence[k] == 0.0 for k in s.evidence)
