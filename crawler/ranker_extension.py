@@ -29,6 +29,7 @@ from rankcrawl.pipelines.edge_pipeline import EdgeSink
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler, shared_if_built
 from rankcrawl.settings.connection import RedisUnavailable, connect
+from rankcrawl.settings.log_levels import quiet_noisy_loggers
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ class RankerExtension:
             raise NotConfigured("RANKCRAWL_ENABLED is False")
         if not config.ranker:
             raise NotConfigured("RANKCRAWL_RANKER is False")
+        quiet_noisy_loggers()  # numba compiles the solver in this process (also when enabled without the add-on)
         ext = cls(crawler, config)
         crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
