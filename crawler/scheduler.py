@@ -19,8 +19,8 @@ queued slot is full, and the engine asks again when a download ends. The handed-
 carries its entry's score in ``rankcrawl_value`` (the value its page hands on to its links).
 
 With ``JOBDIR`` the queue is written at close to ``JOBDIR/rankcrawl-frontier.jsonl`` (JSON, never
-pickle: one line per entry with its score and the request as ``Request.to_dict``) and read back at
-open, and the dupefilter keeps its ``requests.seen`` as in Scrapy; a resumed crawl continues with
+pickle: a line of the host counts, then one line per entry with its evidence and the request as
+``Request.to_dict``) and read back at open, and the dupefilter keeps its ``requests.seen`` as in Scrapy; a resumed crawl continues with
 the same queue and scores.
 
 Stats: ``scheduler/enqueued``, ``scheduler/dequeued``, ``rankcrawl/frontier/rescored`` (evidence
@@ -230,7 +230,8 @@ class RankedScheduler(BaseScheduler):
     def _save(self, path: Path) -> None:
         tmp = path.with_suffix(".tmp")
         with tmp.open("w", encoding="utf-8") as f:
-            f.write(json.dumps({"fetched": {h: c.fetched for h, c in self.tally.hosts.items() if c.fetched}}) + "\n")
+            f.write(json.dumps({"hosts": {h: [c.fetched, c.links, c.shares] for h, c in self.tally.hosts.items()
+                                          if c.fetched or c.links}}) + "\n")
             for entry in sorted(self.queue, key=lambda e: e.seq):
                 try:
                     line = dumps({"evidence": self.evidence[entry.key], "request": entry.payload.to_dict(spider=self.spider)})
@@ -249,9 +250,8 @@ class RankedScheduler(BaseScheduler):
             for line in f:
                 try:
                     obj = json.loads(line)
-                    if isinstance(obj, dict) and isinstance(obj.get("fetched"), dict):
-                        for host, n in obj["fetched"].items():
-                            self.tally.of(str(host)).fetched += max(int(n), 0)
+                    if isinstance(obj, dict) and isinstance(obj.get("hosts"), dict):
+                        self._load_hosts(obj["hosts"])
                         continue
                     evidence = float(obj["evidence"])
                     request = checked_request(loads(json.dumps(obj["request"])), self.spider)
@@ -269,6 +269,17 @@ class RankedScheduler(BaseScheduler):
         if skipped:
             logger.warning("rankcrawl: %d unreadable frontier entries in %s skipped", skipped, path)
         logger.info("rankcrawl: resuming crawl (%d requests queued)", len(self.queue))
+
+    def _load_hosts(self, hosts: dict[str, Any]) -> None:
+        """The saved host counts (fetched, counted in-links, their summed shares); bad rows skipped."""
+        for host, row in hosts.items():
+            try:
+                fetched, links, shares = int(row[0]), int(row[1]), float(row[2])
+            except (TypeError, ValueError, IndexError, KeyError):
+                continue
+            if fetched >= 0 and links >= 0 and 0.0 <= shares <= links:
+                counts = self.tally.of(str(host))
+                counts.fetched, counts.links, counts.shares = fetched, links, shares
 
     def _next_unfiltered(self) -> int:
         self._unfiltered += 1

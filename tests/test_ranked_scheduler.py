@@ -103,10 +103,12 @@ def test_a_restarted_crawl_resumes_with_the_same_queue(tmp_path: Path) -> None:
     first.enqueue_request(Request("http://a.test/"))
     for i, share in enumerate((0.1, 0.5, 0.3)):
         first.enqueue_request(link(f"http://b.test/{i}", 1.0, share))
+    first.next_request()
     first.close("shutdown")
     assert (tmp_path / STATE_FILE).exists()
     second = scheduler("opic", JOBDIR=str(tmp_path))
-    assert drain(second) == ["http://a.test/", "http://b.test/1", "http://b.test/2", "http://b.test/0"]
+    assert second.tally.of("a.test").fetched == 1 and second.tally.of("b.test").queued == 3
+    assert drain(second) == ["http://b.test/1", "http://b.test/2", "http://b.test/0"]
     assert not second.enqueue_request(link("http://b.test/1", 1.0, 0.1))  # seen before the restart
 
 
@@ -114,7 +116,7 @@ def test_a_corrupt_jobdir_state_is_skipped_line_by_line(tmp_path: Path) -> None:
     (tmp_path / STATE_FILE).write_text('{"evidence": 1, "request": {"url": "http://a.test/x", "method": "GET"}}\n'
                                        'not json\n{"evidence": 2, "request": {"url": "http://a.test/y", "_class": "os.system"}}\n'
                                        '{"evidence": -1, "request": {"url": "http://a.test/z", "method": "GET"}}\n'
-                                       '{"fetched": {"a.test": "many"}}\n[1, 2]\n')
+                                       '{"hosts": {"a.test": ["many", 1, 0.5], "b.test": [1, 1, 9.0]}}\n[1, 2]\n')
     s = scheduler("opic", JOBDIR=str(tmp_path))
     assert drain(s) == ["http://a.test/x"]
 
