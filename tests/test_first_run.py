@@ -189,3 +189,14 @@ def test_the_readme_walk_through_works_as_written(tmp_path_factory: pytest.TempP
         stopped = rankcrawl("server", "stop")
     assert stopped.stdout.strip() == "stopped", stopped.stderr
     assert not left_running(home)
+
+
+def test_a_site_that_refuses_every_connection_ends_the_crawl_with_a_reason(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = scrapy_crawl(project, home, "items", "-a", f"seed=http://127.0.0.1:{free_port()}/", "-s", "RETRY_TIMES=0")
+    assert done.returncode != 0
+    assert "Spider closed (nothing_fetched)" in done.stderr, done.stderr[-3000:]
+    ours = [line for line in done.stderr.splitlines() if "[rankcrawl" in line and "ERROR" in line]
+    assert ours == [ours[0]] and ours[0].endswith("rankcrawl: nothing was fetched: all 2 requests failed (the errors above "
+                                                  "say why)"), done.stderr[-3000:]
+    assert not left_running(home)

@@ -215,7 +215,7 @@ def test_crawl_of_an_unresolvable_name_sends_nothing_and_counts_it(redis_url: st
     stats = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
     assert stats.get("rankcrawl/safety/unresolved") == "2"  # first try + one retry, both refused before any request
     assert "no-such-host.invalid cannot be resolved" in proc.stderr and "not requested" in proc.stderr
-    assert stats.get("finish_reason") == "finished"  # Scrapy logs the given-up request as for any DNS error
+    assert stats.get("finish_reason") == "nothing_fetched"  # (crawl_outcome: no response at all)
     assert proc.returncode != 0  # nothing fetched at all: the crawl fails, naming the setting that allows it
     assert proc.stderr.splitlines()[-1] == (
         "rankcrawl: error: the SSRF guard refused every request, nothing was fetched: 2 lookups of host names failed "

@@ -44,8 +44,8 @@ def log_settings(level: str | None, nolog: bool) -> dict[str, str | bool]:
 def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...], arguments: tuple[str, ...],
           loglevel: str | None, nolog: bool, redis_url: str | None) -> None:
     """A focused crawl from SEED_URL... with the rankcrawl plugin on; prints the crawl's figures."""
+    from rankcrawl.crawler.crawl_outcome import nothing_fetched
     from rankcrawl.crawler.runner import run_crawl
-    from rankcrawl.crawler.safety import all_refused
     from rankcrawl.crawler.spider import check_seeds
 
     check_seeds(seeds)
@@ -59,9 +59,8 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
         click.echo(f"{name}\t{stats[name]}")
     reason = stats.get("finish_reason", "")
     click.echo(f"finish_reason\t{reason}")
-    refused = all_refused(stats)
-    if refused:
-        raise UserError(refused)
+    if failed := nothing_fetched(stats):
+        raise UserError(failed)
     pages, edges = stats.get("rankcrawl/pages/unflushed", 0), stats.get("rankcrawl/edges/unflushed", 0)
     lost = f"{pages} pages ({edges} edges) could not be stored in Redis before the flush timeout" if pages or edges else ""
     if reason not in ("finished", "page_budget"):
