@@ -28,12 +28,13 @@ from rankcrawl.settings.connection import RedisUnavailable, connect
 logger = logging.getLogger(__name__)
 
 
-def frontier_size(engine: Any) -> int | None:
-    """Requests queued in the engine's scheduler (None when it cannot tell)."""
-    scheduler = getattr(engine, "scheduler", None) or getattr(getattr(engine, "slot", None), "scheduler", None)
+def frontier_size(crawler: Any) -> int | None:
+    """Requests queued in the crawl's scheduler (None when it cannot tell: no engine yet, no length)."""
     try:
+        engine = crawler.engine  # Scrapy 2.19 raises RuntimeError before the crawl starts
+        scheduler = getattr(engine, "scheduler", None) or getattr(getattr(engine, "_slot", None), "scheduler", None)
         return len(scheduler) if scheduler is not None else None
-    except (TypeError, redis.RedisError):
+    except (AttributeError, RuntimeError, TypeError, redis.RedisError):
         return None
 
 
@@ -82,7 +83,7 @@ class ProgressLog:
         parts = [f"{pages} pages ({rate:.0f} pages/min)",
                  f"{self.stats.get_value('rankcrawl/pages/analysed', 0)} analysed",
                  f"{self.stats.get_value('rankcrawl/edges/pushed', 0)} edges stored"]
-        if (queued := frontier_size(getattr(self.crawler, "engine", None))) is not None:
+        if (queued := frontier_size(self.crawler)) is not None:
             parts.append(f"frontier {queued}")
         parts.append(self.epoch())
         return "rankcrawl: " + ", ".join(parts)
