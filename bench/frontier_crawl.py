@@ -39,6 +39,7 @@ RUNS = {
 }
 FIFO = "fifo"
 """The FIFO frontier of the issue's yardstick: the static priorities with ranks never read."""
+LABELS = {"pagerank": "pagerank (default)", FIFO: "FIFO (static, ranks never read)"}
 
 
 def served_order(run: CrawlRun, web: Web, index: dict[str, int]) -> list[int]:
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sites", choices=("main", "held-out"), default="main")
     ap.add_argument("--fractions", default="0.05,0.15,0.30")
+    ap.add_argument("--pages", default="100,250,500,1000", help="also the mass after these many pages (issue table)")
     ap.add_argument("--frontiers", default=",".join(RUNS))
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--no-plain", action="store_true")
@@ -116,7 +118,9 @@ def main(argv: list[str] | None = None) -> None:
     web = Web(sites)
     fractions = [float(f) for f in args.fractions.split(",")]
     ks = [max(1, round(f * sim.n)) for f in fractions]
-    orders = crawl_orders(web, sim, urls, [s.seed for s in sites], max(ks), args.frontiers.split(","), args.processes,
+    counts = [int(k) for k in args.pages.split(",") if k.strip()]
+    budget = max(ks + counts)
+    orders = crawl_orders(web, sim, urls, [s.seed for s in sites], budget, args.frontiers.split(","), args.processes,
                           not args.no_plain, args.timeout)
     best = mass_curve(sim, oracle(sim, max(ks)), ks)
     fifo_name = FIFO
@@ -126,20 +130,26 @@ def main(argv: list[str] | None = None) -> None:
     rows = [["oracle (pages by importance)", *best, 1.0, best[mid] / curves[fifo_name][mid] if fifo_name in curves else "", "", ""]]
     for name, (_order, run) in orders.items():
         rate = run.pages_per_second(web)
-        rows.append([name, *curves[name], curves[name][mid] / best[mid],
+        rows.append([LABELS.get(name, name), *curves[name], curves[name][mid] / best[mid],
                      curves[name][mid] / curves[fifo_name][mid] if fifo_name in curves else "", rate, rate / plain_rate])
     headers = ["frontier", *(f"mass @ {f:.0%}" for f in fractions), f"÷ oracle @ {fractions[mid]:.0%}",
                f"÷ FIFO @ {fractions[mid]:.0%}", "pages/s", "÷ plain Scrapy pages/s"]
     table = markdown_table(headers, rows)
+    by_count = markdown_table(["first pages fetched", "oracle", *(LABELS.get(n, n) for n in orders)],
+                              [[k, mass_curve(sim, oracle(sim, k), [k])[0], *(mass_curve(sim, o, [k])[0] for o, _ in orders.values())]
+                               for k in counts])
     print(table)
+    print(by_count)
     command = "python -m bench.frontier_crawl " + " ".join(argv if argv is not None else sys.argv[1:])
     section = "frontier-crawl" + ("" if args.processes == 1 else f"-{args.processes}p") + ("" if args.sites == "main" else "-heldout")
     write_section(section, (
-        f"Real crawls of the {args.sites} real sites ({sim.n} reachable pages), page budget {max(ks)} "
-        f"({fractions[-1]:.0%}), {args.processes} crawl process(es){' sharing one Redis frontier' if args.processes > 1 else ''}. "
+        f"Real crawls of the {args.sites} real sites ({sim.n} reachable pages), page budget {budget}, "
+        f"{args.processes} crawl process(es){' sharing one Redis frontier' if args.processes > 1 else ''}. "
         "mass @ k = share of the gold content graph's PageRank held by the first k pages the server served; "
         "pages/s counted at the server (plain Scrapy crawls every page, rankcrawl stops at the budget). "
-        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores. Command: `{command}`.\n\n" + table))
+        f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores. Command: `{command}`.\n\n" + table
+        + "\n\nThe same crawls after a fixed number of pages:\n\n" + by_count))
+
 
 if __name__ == "__main__":
     main()
