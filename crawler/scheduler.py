@@ -14,14 +14,15 @@ out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIE
   epoch and the reactor thread applies them at its next ``next_request``, never waiting on Redis.
 
 ``next_request`` pops the best entry whose download slot has a free place (its requests in the
-downloader below the slot's concurrency), so a busy host never holds the others back; it returns None while every
-queued slot is full, and the engine asks again when a download ends. The handed-out request
-carries its entry's score in ``rankcrawl_value`` (the value its page hands on to its links).
+downloader below the slot's concurrency), so a busy host never holds the others back; it returns
+None while every queued slot is full, and the engine asks again when a download ends. The
+handed-out request carries its entry's score in ``rankcrawl_value`` (the value its page hands on
+to its links).
 
 With ``JOBDIR`` the queue is written at close to ``JOBDIR/rankcrawl-frontier.jsonl`` (JSON, never
 pickle: a line of the host counts, then one line per entry with its evidence and the request as
-``Request.to_dict``) and read back at open, and the dupefilter keeps its ``requests.seen`` as in Scrapy; a resumed crawl continues with
-the same queue and scores.
+``Request.to_dict``) and read back at open, and the dupefilter keeps its ``requests.seen`` as in
+Scrapy's scheduler: a resumed crawl continues with the same queue and scores.
 
 Stats: ``scheduler/enqueued``, ``scheduler/dequeued``, ``rankcrawl/frontier/rescored`` (evidence
 applied to a queued entry), ``rankcrawl/frontier/ranked`` (entries set from a published epoch),
@@ -153,7 +154,6 @@ class RankedScheduler(BaseScheduler):
     # -- queue -----------------------------------------------------------------------------
     def _slot(self, request: Request) -> str:
         return download_slot(request, self._downloader)
-
 
     def _host_score(self, slot: str, evidence: float) -> float:
         return self.strategy.score(evidence, 0, self.tally.of(slot))
