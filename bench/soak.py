@@ -106,7 +106,7 @@ class LogTail:
         self.offset += end
         for line in chunk[:end].decode(errors="replace").splitlines():
             if m := PROGRESS.search(line):
-                names = ("responses", "analysed", "edges", "frontier", "epoch", "ranker_s")
+                names = ("responses", "analysed", "edges", "frontier", "ranker_epoch", "ranker_s")
                 self.last = {k: float(v) for k, v in zip(names, m.groups()) if v is not None}
         return self.last
 
@@ -120,11 +120,11 @@ def sample(t: float, crawl_pid: int, valkey: psutil.Process, client: Any, store:
     except psutil.Error:
         pass
     state = current(store)
-    return {"t": round(t, 2), "pages": web.pages_served, "requests": web.requests, "rss": rss,
+    return {**tail.read(), "t": round(t, 2), "pages": web.pages_served, "requests": web.requests, "rss": rss,
             "used_memory": int(client.info("memory")["used_memory"]),
             "epoch": state.epoch if state else 0,
             "published_at": float(state.fields.get("published_at", "nan")) if state else math.nan,
-            "epoch_pages": int(state.fields.get("pages", "0")) if state else 0, **tail.read()}
+            "epoch_pages": int(state.fields.get("pages", "0")) if state else 0}
 
 
 def run_soak(pages: int, hosts: int, interval: float, out: Path, seed: int = 0, timeout: float = 3 * 3600.0) -> Path:
@@ -167,8 +167,8 @@ def run_soak(pages: int, hosts: int, interval: float, out: Path, seed: int = 0, 
                 if proc.poll() is None:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-            end = {"exit": proc.returncode, "timed_out": timed_out, "wall": round(time.monotonic() - started, 2),
-                   "pages": web.pages_served, "requests": web.requests, "epoch": samples[-1]["epoch"] if samples else 0, **tail.read()}
+            end = {**tail.read(), "exit": proc.returncode, "timed_out": timed_out, "wall": round(time.monotonic() - started, 2),
+                   "pages": web.pages_served, "requests": web.requests, "epoch": samples[-1]["epoch"] if samples else 0}
             if proc.returncode:
                 end["last_line"] = (log_path.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
             sink.write(json.dumps({"end": end}) + "\n")
@@ -302,7 +302,7 @@ def write_outputs(header: dict[str, Any], samples: list[dict[str, Any]], end: di
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
     names = sorted({n for s in samples for n in s["rss"]})
     scalars = ["t", "pages", "requests", "used_memory", "epoch", "published_at", "epoch_pages", "responses", "analysed",
-               "edges", "frontier", "ranker_s"]
+               "edges", "frontier", "ranker_epoch", "ranker_s"]
     with open(out / "samples.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(scalars + [f"rss {n}" for n in names])

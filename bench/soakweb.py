@@ -109,8 +109,11 @@ class SoakWeb:
                 threads.append(thread)
             yield self
         finally:
-            for server in servers[: len(threads)]:
-                server.shutdown()
+            stoppers = [threading.Thread(target=server.shutdown) for server in servers[: len(threads)]]
+            for stopper in stoppers:  # in parallel: each waits up to a poll interval
+                stopper.start()
+            for stopper in stoppers:
+                stopper.join()
             for server in servers:
                 server.server_close()
             for thread in threads:
