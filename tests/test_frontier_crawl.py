@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback import http_site
 
 pytestmark = pytest.mark.slow
 
@@ -29,33 +28,17 @@ def site(host: str, n: int, delay: float, first_delay: float = 0.0) -> Iterator[
     ``delay`` seconds (``first_delay`` for /p0); yields the base URL and the log of (time, path) served."""
     log: list[tuple[float, str]] = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            if self.path == "/robots.txt":
-                body, status = b"User-agent: *\nDisallow:\n", 200
-            elif self.path.startswith("/p") and self.path[2:].isdigit() and int(self.path[2:]) < n:
-                time.sleep(first_delay if self.path == "/p0" else delay)
-                log.append((time.monotonic(), self.path))
-                body, status = page([f"/p{i}" for i in range(n) if f"/p{i}" != self.path], f"topic {host} page"), 200
-            else:
-                body, status = b"not found", 404
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(path: str) -> tuple[int, bytes, dict[str, str]]:
+        if path == "/robots.txt":
+            return 200, b"User-agent: *\nDisallow:\n", {}
+        if path.startswith("/p") and path[2:].isdigit() and int(path[2:]) < n:
+            time.sleep(first_delay if path == "/p0" else delay)
+            log.append((time.monotonic(), path))
+            return 200, page([f"/p{i}" for i in range(n) if f"/p{i}" != path], f"topic {host} page"), {}
+        return 404, b"not found", {}
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{host}:{server.server_address[1]}", log
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_site(answer) as port:
+        yield f"http://{host}:{port}", log
 
 
 def crawl(seeds: list[str], redis_url: str, *settings: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:

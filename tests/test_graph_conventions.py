@@ -6,13 +6,12 @@ answered 4xx/5xx gets no rank, and query-argument order does not split a page in
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
 import redis
+from loopback import http_site
 
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.queries import RankQueries
@@ -49,26 +48,13 @@ class Site:
 
     def __init__(self) -> None:
         self.hits: dict[str, int] = {}
-        site = self
+        self.base = ""
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                site.hits[self.path] = site.hits.get(self.path, 0) + 1
-                status = site.STATUS.get(self.path, 200 if self.path in site.PAGES else 404)
-                body = site.PAGES.get(self.path, b"<html><body><p>gone</p></body></html>")
-                self.send_response(status)
-                if self.path in site.LOCATION:
-                    self.send_header("Location", site.LOCATION[self.path])
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+    def answer(self, path: str) -> tuple[int, bytes, dict[str, str]]:
+        self.hits[path] = self.hits.get(path, 0) + 1
+        status = self.STATUS.get(path, 200 if path in self.PAGES else 404)
+        body = self.PAGES.get(path, b"<html><body><p>gone</p></body></html>")
+        return status, body, {"Location": self.LOCATION[path]} if path in self.LOCATION else {}
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -77,13 +63,9 @@ class Site:
 @pytest.fixture
 def site() -> Iterator[Site]:
     s = Site()
-    thread = threading.Thread(target=s.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with http_site(s.answer) as port:
+        s.base = f"http://127.0.0.1:{port}"
         yield s
-    finally:
-        s.server.shutdown()
-        s.server.server_close()
 
 
 def test_redirects_errors_and_query_order_in_the_stored_graph(site: Site, r: redis.Redis, redis_url: str) -> None:
