@@ -81,7 +81,7 @@ class Page:
 
 
 @cache
-def test_ids() -> frozenset[str]:
+def frozen_test_ids() -> frozenset[str]:
     """Page ids of the frozen WCXB-dev test split (empty before it is drawn)."""
     return frozenset(TEST_IDS.read_text().split()) if TEST_IDS.exists() else frozenset()
 
@@ -89,7 +89,7 @@ def test_ids() -> frozenset[str]:
 def split_of(dataset: str, page_id: str) -> str:
     """``"test"`` for the frozen test ids; else ``"train"`` for 70 % of pages, ``"heldout"`` for the
     rest, by SHA-1 of the page id."""
-    if dataset == TEST_DATASET and page_id in test_ids():
+    if dataset == TEST_DATASET and page_id in frozen_test_ids():
         return "test"
     digest = hashlib.sha1(f"{dataset}:{page_id}".encode()).digest()
     return "train" if int.from_bytes(digest[:8], "big") % 100 < TRAIN_PERCENT else "heldout"
