@@ -31,7 +31,8 @@ def teaser_sections(root: Any, blocks: list[TextBlock], kind: str) -> list[Any]:
     found = following_sections(root, blocks, lambda el: named(el, TEASER_WORDS))
     if not found:
         return []
-    wanted, memo = set(found), {}
+    wanted = set(found)
+    memo: dict[Any, Any] = {}
     words: dict[Any, list[int]] = {}
     for b in blocks:
         if b.element is not None and (box := root_of(b.element, wanted, memo)) is not None:
