@@ -9,22 +9,45 @@ come before its first block. A box above the article (a comment count beside the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+from lxml import etree
+
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import tokens
-from rankcrawl.pipelines.dropping import root_of
+from rankcrawl.pipelines.dropping import owners
 
 ARTICLE_WORDS = 80
 PROSE_WORDS = 10
 PROSE_LINK_DENSITY = 0.3
-NAMED = "//body//*[@id or @class or @role]"
 FILLER_WORDS = frozenset("list lists area section wrap wrapper container thread threads block box form widget "
                          "widgets content contents body holder outer inner main all post posts article articles entry "
                          "page user users js wp fb embed root app module component panel region title heading count "
                          "number template single item items new top more links".split())
 """Words a section's name may have besides its own vocabulary (``comments-area``, ``related-posts``)."""
+
+
+NAMED = etree.XPath("//body//*[@id or @class or @role]")
+
+
+SECTION_STEMS = re.compile("comment|respond|disqus|dsq|replies|remark|discussion|related|recommend|trending|"
+                           "popular|viral|suggested|outbrain|taboola|archive|tagcloud|tags", re.IGNORECASE)
+"""Every word of ``comments.COMMENT_WORDS`` and ``teasers.TEASER_WORDS`` contains one of these."""
+SECTION_ROLES = frozenset({"comment"})
+
+
+def section_candidates(root: Any) -> list[Any]:
+    """The elements below ``<body>`` (document order) whose id or class contains a ``SECTION_STEMS``
+    match or whose role is in ``SECTION_ROLES``: one cheap sieve of the page for ``comments`` and
+    ``teasers``, whose ``named`` tests run on these few only."""
+    out = []
+    for el in NAMED(root):
+        get = el.get
+        if SECTION_STEMS.search(f"{get('id') or ''} {get('class') or ''}") or (get("role") or "") in SECTION_ROLES:
+            out.append(el)
+    return out
 
 
 def named(el: Any, vocabulary: frozenset[str]) -> bool:
@@ -39,18 +62,17 @@ def named(el: Any, vocabulary: frozenset[str]) -> bool:
     return False
 
 
-def following_sections(root: Any, blocks: list[TextBlock], is_section: Callable[[Any], bool]) -> list[Any]:
-    """The outermost elements of ``root``'s tree (below ``<body>``, with an id, class or role) that
-    ``is_section`` accepts and that follow an article, given the page's ``blocks`` in document order."""
-    found = {el for el in root.xpath(NAMED) if el.tag != "body" and is_section(el)}
-    if not found:
+def following_sections(found: list[Any], blocks: list[TextBlock], is_section: Callable[[Any], bool]) -> list[Any]:
+    """The outermost elements of ``found`` (in document order) that ``is_section`` accepts and that
+    follow an article, given the page's ``blocks`` in document order."""
+    owner = owners(el for el in found if is_section(el))
+    if not owner:
         return []
-    memo: dict[Any, Any] = {}
     prose = 0
     after: list[Any] = []
     seen: set[Any] = set()
     for b in blocks:
-        section = root_of(b.element, found, memo) if b.element is not None else None
+        section = owner.get(b.element)
         if section is None:
             if b.n_words >= PROSE_WORDS and b.link_density <= PROSE_LINK_DENSITY:
                 prose += b.n_words

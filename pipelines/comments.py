@@ -27,9 +27,10 @@ def names_comments(el: Any) -> bool:
     return (el.get("role") or "").strip().lower() in COMMENT_ROLES or named(el, COMMENT_WORDS)
 
 
-def comment_sections(root: Any, blocks: list[TextBlock], kind: str) -> list[Any]:
-    """The outermost comment sections of ``root``'s tree that follow an article, given the page's
-    ``blocks`` in document order; none on a page of type ``kind`` that keeps them."""
-    if root is None or kind in KEEPS_COMMENTS or not blocks:
+def comment_sections(candidates: list[Any], blocks: list[TextBlock], kind: str) -> list[Any]:
+    """The outermost comment sections among ``candidates`` (``after_article.section_candidates``) that
+    follow an article, given the page's ``blocks`` in document order; none on a page of type ``kind``
+    that keeps them."""
+    if kind in KEEPS_COMMENTS or not blocks:
         return []
-    return following_sections(root, blocks, names_comments)
+    return following_sections(candidates, blocks, names_comments)

@@ -1,6 +1,6 @@
 """Blocks inside dropped subtrees leave the page's text; their anchors stay links, never content.
 
-A rule module (``hidden``, ``comments``, ``share_bars``) names subtree roots over the atomic blocks;
+A rule module (``hidden``, ``comments``, ``teasers``, ``share_bars``) names subtree roots (in document order) over the atomic blocks;
 ``fuse_apart`` runs Block Fusion on each run of atomic blocks inside / outside them, so no fused
 block mixes the two, and marks the fused blocks inside; ``drop`` clears the content flag of every
 marked block and the content decision of its anchors after the classifier has decided: the
@@ -18,39 +18,27 @@ import numpy as np
 
 from rankcrawl.pipelines.document import TextBlock
 
-NOT_INSIDE = object()
 
-
-def root_of(element: Any, roots: set[Any], memo: dict[Any, Any]) -> Any:
-    """The outermost of ``roots`` that is ``element`` or an ancestor of it (None: none is); ``memo``
-    caches the answer per element passed."""
-    chain: list[Any] = []
-    el = element
-    found, at = None, -1  # the outermost root seen and its index in chain
-    while el is not None:
-        known = memo.get(el)
-        if known is not None:
-            if known is not NOT_INSIDE:
-                found, at = known, len(chain)
-            break
-        if el in roots:
-            found, at = el, len(chain)
-        chain.append(el)
-        el = el.getparent()
-    for i, seen in enumerate(chain):
-        memo[seen] = found if i <= at else NOT_INSIDE
-    return found
+def owners(roots: Iterable[Any]) -> dict[Any, Any]:
+    """Every element of the subtrees of ``roots`` → the outermost of ``roots`` holding it (one walk of
+    each subtree, in C; a root inside an earlier one adds nothing). ``roots`` in document order."""
+    out: dict[Any, Any] = {}
+    for root in roots:
+        if root in out:
+            continue
+        for el in root.iter():
+            out[el] = root
+    return out
 
 
 def words_inside(blocks: list[TextBlock], roots: Iterable[Any]) -> dict[Any, int]:
     """Words of ``blocks`` inside each of ``roots`` that holds any (counted for the outermost root)."""
-    wanted = set(roots)
-    memo: dict[Any, Any] = {}
+    owner = owners(roots)
     out: dict[Any, int] = {}
-    if not wanted:
+    if not owner:
         return out
     for b in blocks:
-        if b.element is not None and (r := root_of(b.element, wanted, memo)) is not None:
+        if (r := owner.get(b.element)) is not None:
             out[r] = out.get(r, 0) + b.n_words
     return out
 
@@ -59,12 +47,11 @@ def fuse_apart(blocks: list[TextBlock], roots: Iterable[Any],
                fuse: Callable[[list[TextBlock]], list[TextBlock]]) -> tuple[list[TextBlock], list[bool]]:
     """(``fuse`` of each run of ``blocks`` inside / outside ``roots``, concatenated; whether each fused
     block is inside)."""
-    wanted = set(roots)
-    if not wanted:
+    owner = owners(roots)
+    if not owner:
         fused = fuse(blocks)
         return fused, [False] * len(fused)
-    memo: dict[Any, Any] = {}
-    inside = [b.element is not None and root_of(b.element, wanted, memo) is not None for b in blocks]
+    inside = [b.element in owner for b in blocks]
     out: list[TextBlock] = []
     marks: list[bool] = []
     for mark, run in groupby(zip(blocks, inside), key=lambda pair: pair[1]):

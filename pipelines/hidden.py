@@ -20,14 +20,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lxml import etree
+
 from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.dom_features import tokens
 from rankcrawl.pipelines.dropping import words_inside
 
 HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)",
                           re.IGNORECASE)
-CANDIDATES = "//*[@hidden or @aria-hidden or @style]"
-"""Elements that may carry a marker (an XPath over attributes: one walk in C)."""
+CANDIDATES = etree.XPath("//*[@hidden or @aria-hidden or @style[contains(., 'none') or contains(., 'hidden') "
+                         "or contains(., 'NONE') or contains(., 'HIDDEN') or contains(., 'None') or contains(., 'Hidden')]]")
+"""Elements that may carry a marker (compiled XPath over attributes: one walk in C; ``is_hidden``
+decides)."""
+CONTROLS = etree.XPath("//@aria-controls | //@data-target | //@data-bs-target")
 DISCLOSURE_WORDS = frozenset("accordion accordian collapse collapsed collapsible collapsing expander expandable "
                              "expand expanded tab tabs tabpanel panel pane carousel slide slides slider swiper "
                              "toggle dropdown".split())
@@ -50,12 +55,9 @@ def is_hidden(el: Any) -> bool:
     return bool(style) and HIDING_STYLE.search(style) is not None
 
 
-CONTROLS = "//@aria-controls | //@data-target | //@data-bs-target"
-
-
 def controlled_ids(root: Any) -> set[str]:
     """The element ids that some control of ``root``'s tree opens or toggles."""
-    return {ident.lstrip("#") for value in root.xpath(CONTROLS) for ident in str(value).split()}
+    return {ident.lstrip("#") for value in CONTROLS(root) for ident in str(value).split()}
 
 
 def revealable(el: Any, controlled: frozenset[str] | set[str] = frozenset()) -> bool:
@@ -84,7 +86,7 @@ def hidden_elements(root: Any) -> list[Any]:
     (nested ones included)."""
     if root is None:
         return []
-    found = [el for el in root.xpath(CANDIDATES) if is_hidden(el)]
+    found = [el for el in CANDIDATES(root) if is_hidden(el)]
     if not found:
         return []
     controlled = controlled_ids(root)

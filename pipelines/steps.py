@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from rankcrawl.pipelines.after_article import section_candidates
 from rankcrawl.pipelines.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.blocks import atomic_blocks
 from rankcrawl.pipelines.classifiers import FILTERS, RULES, Classifier
@@ -132,8 +133,9 @@ def _regions(s: PageState) -> None:
     if s.root is None or not s.atomic:
         return
     s.page_type = page_type(s.context.page_types, s.url)
+    sections = section_candidates(s.root)
     s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
-                    *comment_sections(s.root, s.atomic, s.page_type), *teaser_sections(s.root, s.atomic, s.page_type)]
+                    *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type)]
 
 
 def _fusion(s: PageState) -> None:

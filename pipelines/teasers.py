@@ -15,7 +15,7 @@ from typing import Any
 
 from rankcrawl.pipelines.after_article import following_sections, named
 from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.dropping import root_of
+from rankcrawl.pipelines.dropping import owners
 
 TEASER_WORDS = frozenset("related recommended recommendations recommend trending popular viral suggested "
                          "outbrain taboola archive archives tagcloud tags".split())
@@ -23,19 +23,19 @@ MIN_LINK_DENSITY = 0.5
 KEEPS_LISTS = frozenset({"listing", "product", "forum", "documentation"})
 
 
-def teaser_sections(root: Any, blocks: list[TextBlock], kind: str) -> list[Any]:
-    """The outermost link-dense teaser boxes of ``root``'s tree that follow an article, given the
-    page's ``blocks`` in document order; none on a page of type ``kind`` whose lists are content."""
-    if root is None or kind in KEEPS_LISTS or not blocks:
+def teaser_sections(candidates: list[Any], blocks: list[TextBlock], kind: str) -> list[Any]:
+    """The outermost link-dense teaser boxes among ``candidates`` (``after_article.section_candidates``)
+    that follow an article, given the page's ``blocks`` in document order; none on a page of type
+    ``kind`` whose lists are content."""
+    if kind in KEEPS_LISTS or not blocks:
         return []
-    found = following_sections(root, blocks, lambda el: named(el, TEASER_WORDS))
+    found = following_sections(candidates, blocks, lambda el: named(el, TEASER_WORDS))
     if not found:
         return []
-    wanted = set(found)
-    memo: dict[Any, Any] = {}
+    owner = owners(found)
     words: dict[Any, list[int]] = {}
     for b in blocks:
-        if b.element is not None and (box := root_of(b.element, wanted, memo)) is not None:
+        if (box := owner.get(b.element)) is not None:
             counts = words.setdefault(box, [0, 0])
             counts[0] += b.n_words
             counts[1] += b.n_linked_words
