@@ -33,8 +33,9 @@ NAMED = etree.XPath("//body//*[@id or @class or @role]")
 
 
 SECTION_STEMS = re.compile("comment|respond|disqus|dsq|replies|remark|discussion|related|recommend|trending|"
-                           "popular|viral|suggested|outbrain|taboola|archive|tagcloud|tags", re.IGNORECASE)
-"""Every word of ``comments.COMMENT_WORDS`` and ``teasers.TEASER_WORDS`` contains one of these."""
+                           "popular|viral|suggested|outbrain|taboola|archive|tagcloud|tags")
+"""Every word of ``comments.COMMENT_WORDS`` and ``teasers.TEASER_WORDS`` contains one of these; matched
+against the lower-cased names (``re.IGNORECASE`` makes this alternation ten times slower)."""
 SECTION_ROLES = frozenset({"comment"})
 
 
@@ -45,7 +46,7 @@ def section_candidates(root: Any) -> list[Any]:
     out = []
     for el in NAMED(root):
         get = el.get
-        if SECTION_STEMS.search(f"{get('id') or ''} {get('class') or ''}") or (get("role") or "") in SECTION_ROLES:
+        if SECTION_STEMS.search(f"{get('id') or ''} {get('class') or ''}".lower()) or (get("role") or "") in SECTION_ROLES:
             out.append(el)
     return out
 
