@@ -25,7 +25,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.crawler.epoch_log import EpochLog
-from rankcrawl.pipelines.edge_pipeline import EdgeSink
+from rankcrawl.pipelines.edge_pipeline import REDIS_UNAVAILABLE, EdgeSink
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler, shared_if_built
 from rankcrawl.settings.connection import RedisUnavailable, connect
@@ -110,9 +110,13 @@ class RankerExtension:
         except (redis.RedisError, RedisUnavailable, OSError, ValueError) as exc:
             logger.error("rankcrawl: final ranking failed: %s", exc)
 
-    async def spider_closed(self, spider: Any) -> None:
-        """The final solve, after the crawl's edge sink flushed (so the epoch covers every stored page)."""
+    async def spider_closed(self, spider: Any, reason: str = "finished") -> None:
+        """The final solve, after the crawl's edge sink flushed (so the epoch covers every stored page);
+        none when the crawl closed because Redis took no write."""
         sink = shared_if_built(self.crawler, EdgeSink)
         if sink is not None:
             await sink.close()
+        if reason == REDIS_UNAVAILABLE:
+            self.stop.set()
+            return
         await maybe_deferred_to_future(deferToThread(self._final_solve))

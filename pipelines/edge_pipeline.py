@@ -6,12 +6,18 @@ appends ``PageRecord``s to a buffer; a worker thread (``EdgeWriter``) writes bat
 ``GraphStore.put_pages``. When Redis is down the batch stays buffered and is retried with
 exponential backoff — ``put_pages`` is idempotent, so a replay after a half-written batch is
 safe. The buffer is bounded (``RANKCRAWL_EDGE_BUFFER`` pages): when full, ``put`` waits
-(backpressure, the crawl slows down) instead of dropping. At spider close everything is flushed
-within ``RANKCRAWL_FLUSH_TIMEOUT``; whatever could not be written is logged and counted in
-``rankcrawl/pages/unflushed`` and ``rankcrawl/edges/unflushed`` — never lost silently.
+(backpressure) instead of dropping. While Redis takes no write (the writer is *stalled*: records
+wait and none was written for a while), a watchdog on the reactor pauses the engine (no new
+fetches; responses in flight still arrive) once the buffer is full or the stall passes
+``RANKCRAWL_OUTAGE_TIMEOUT``, and unpauses it when writes go through again. A stall that reaches
+``RANKCRAWL_FLUSH_TIMEOUT`` (at least the outage timeout) closes the spider with reason ``redis_unavailable`` and the close does
+not wait again. Otherwise at spider close everything is flushed within ``RANKCRAWL_FLUSH_TIMEOUT``;
+whatever could not be written is logged and counted in ``rankcrawl/pages/unflushed`` and
+``rankcrawl/edges/unflushed`` — never lost silently.
 
 Stats: ``rankcrawl/pages/pushed``, ``rankcrawl/edges/pushed``, ``rankcrawl/edges/buffered_max``
 (peak pages waiting), ``rankcrawl/redis/retries``, ``rankcrawl/edges/backpressure``,
+``rankcrawl/redis/pauses`` and ``rankcrawl/redis/paused_s`` (engine pauses for Redis, seconds paused),
 ``rankcrawl/pages/rejected``, ``rankcrawl/pages/gone`` (fetched URLs that answered 4xx/5xx, stored
 as gone), ``rankcrawl/pages/redirects`` (redirecting URLs stored as aliases of their targets),
 ``rankcrawl/pages/failed`` (records not stored: a corrupt value in Redis, such as a stored ID that
@@ -36,13 +42,13 @@ import redis
 from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
-from twisted.internet.task import deferLater
+from twisted.internet.task import LoopingCall, deferLater
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.page_result import PageResult
 from rankcrawl.ranker.store.corrupt import CorruptValue, key_in, wrong_type
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
-from rankcrawl.settings.config import RankcrawlConfig, per_crawler
+from rankcrawl.settings.config import RankcrawlConfig, per_crawler, shared_if_built
 from rankcrawl.settings.connection import RedisUnavailable, connect
 from rankcrawl.settings.urls import MAX_URL_LENGTH
 
@@ -52,6 +58,9 @@ BACKOFF_START, BACKOFF_MAX = 0.1, 5.0
 BACKPRESSURE_POLL = 0.05
 RECENT_PAGES = 4096
 LOGGED_FAILURES = 10
+WATCH_INTERVAL = 0.25
+REDIS_UNAVAILABLE = "redis_unavailable"
+"""The finish reason of a crawl closed because Redis took no write for RANKCRAWL_FLUSH_TIMEOUT seconds."""
 
 
 @dataclass
@@ -97,6 +106,7 @@ class EdgeWriter:
         self.pages = self.edges = self.retries = self.rejected = self.peak = self.redirects = self.gone = 0
         self.failed = 0  # records not stored: a corrupt value in Redis or an unexpected error while writing them
         self.corrupt: dict[str, int] = {}  # corrupt values met, per key family
+        self.progress = time.monotonic()  # last write, or when records began to wait
         self.thread = threading.Thread(target=self._run, name="rankcrawl-edges", daemon=True)
 
     def start(self) -> None:
@@ -105,8 +115,15 @@ class EdgeWriter:
     def full(self) -> bool:
         return len(self.buffer) >= self.limit
 
+    def stalled(self) -> float:
+        """Seconds records have waited with no write going through (0 when none waits)."""
+        with self.cond:
+            return time.monotonic() - self.progress if self.buffer else 0.0
+
     def put(self, record: Record) -> None:
         with self.cond:
+            if not self.buffer:
+                self.progress = time.monotonic()
             self.buffer.append(record)
             self.peak = max(self.peak, len(self.buffer))
             self.cond.notify()
@@ -156,6 +173,7 @@ class EdgeWriter:
             with self.cond:
                 for _ in batch:
                     self.buffer.popleft()
+                self.progress = time.monotonic()
 
     def _failed(self, batch: Sequence[Record], exc: BaseException, store: GraphStore | None = None) -> None:
         """Records that cannot be stored: counted, the first LOGGED_FAILURES logged, never retried (the
@@ -224,12 +242,16 @@ class EdgeSink:
 
     def __init__(self, crawler: Any, config: RankcrawlConfig) -> None:
         self.crawler, self.stats = crawler, crawler.stats
-        self.flush_timeout = config.flush_timeout
+        self.flush_timeout, self.outage_timeout = config.flush_timeout, config.outage_timeout
+        self.outage_limit = max(config.flush_timeout, config.outage_timeout)  # a stall this long ends the crawl
         self.writer = EdgeWriter(config.redis_url, config.key_prefix, config.edge_batch, config.edge_buffer,
                                  config.max_url_length)
         self.recent: OrderedDict[str, None] = OrderedDict()
-        self.started = self.closing = self.closed = False
+        self.started = self.closing = self.closed = self.gave_up = False
         self.waiters: list[Deferred[None]] = []
+        self.watchdog = LoopingCall(self._watch)
+        self.paused_at: float | None = None  # when this sink paused the engine
+        self.pauses, self.paused_s = 0, 0.0
         crawler.signals.connect(self.close, signal=signals.spider_closed)
 
     @classmethod
@@ -260,6 +282,8 @@ class EdgeSink:
         if not self.started:
             self.started = True
             self.writer.start()
+            if getattr(self.crawler, "engine", None) is not None:
+                self.watchdog.start(WATCH_INTERVAL, now=False)
         if self.writer.full():
             await self._backpressure()
         for record in records:
@@ -271,12 +295,51 @@ class EdgeSink:
         logger.warning("rankcrawl: edge buffer full (%d pages); waiting for Redis", self.writer.limit)
         from twisted.internet import reactor  # the running one; importing it early would install a default
 
-        deadline = time.monotonic() + self.flush_timeout
-        while self.writer.full() and time.monotonic() < deadline:
+        deadline = time.monotonic() + self.outage_limit
+        while self.writer.full() and not self.gave_up and time.monotonic() < deadline:
             await maybe_deferred_to_future(deferLater(reactor, BACKPRESSURE_POLL, lambda: None))
         if self.writer.full():
-            logger.error("rankcrawl: Redis unreachable for %.0fs with a full buffer; closing the spider", self.flush_timeout)
-            deferred_from_coro(self.crawler.engine.close_spider_async(reason="rankcrawl_redis_unavailable"))
+            self._give_up()
+
+    def _watch(self) -> None:
+        """On the reactor: pause the engine while the writer is stalled past RANKCRAWL_OUTAGE_TIMEOUT
+        or its buffer is full, unpause it when writes go through again, give up at ``outage_limit``."""
+        stalled, full = self.writer.stalled(), self.writer.full()
+        if self.gave_up or self.closing:
+            return
+        if stalled >= self.outage_limit:
+            self._give_up()
+        elif self.paused_at is None and (full or stalled >= self.outage_timeout):
+            self.paused_at = time.monotonic()
+            self.pauses += 1
+            self.crawler.engine.pause()
+            logger.warning("rankcrawl: no write reached Redis for %.0fs (%d pages buffered): fetching paused", stalled,
+                           len(self.writer.buffer))
+        elif self.paused_at is not None and not full and stalled < self.outage_timeout:
+            self._unpause()
+            logger.warning("rankcrawl: Redis takes writes again: fetching resumed")
+        self._publish_stats()
+
+    def _unpause(self) -> None:
+        if self.paused_at is not None:
+            self.paused_s += time.monotonic() - self.paused_at
+            self.paused_at = None
+            self.crawler.engine.unpause()
+
+    def _give_up(self) -> None:
+        """Redis took no write for ``outage_limit`` seconds: close the spider (reason
+        ``redis_unavailable``); the close then waits no more for Redis."""
+        if self.gave_up:
+            return
+        self.gave_up = True
+        logger.error("rankcrawl: Redis took no write for %.0fs (RANKCRAWL_FLUSH_TIMEOUT); %d pages not stored; "
+                     "closing the spider", self.outage_limit, len(self.writer.buffer))
+        self._unpause()  # the engine's close needs no pause; the scraper ends its responses
+        from rankcrawl.pipelines.page_analyzer import PageAnalyzer  # it imports this module
+
+        if (analyzer := shared_if_built(self.crawler, PageAnalyzer)) is not None:
+            analyzer.flush_timeout = 0.0  # its close replays nothing into a Redis that took no write
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason=REDIS_UNAVAILABLE))
 
     async def close(self) -> None:
         """Flush within RANKCRAWL_FLUSH_TIMEOUT and count what was left; later callers wait for the first."""
@@ -288,14 +351,19 @@ class EdgeSink:
             await maybe_deferred_to_future(waiter)
             return
         self.closing = True
+        if self.watchdog.running:
+            self.watchdog.stop()
+        self._unpause()
         try:
-            left = await maybe_deferred_to_future(deferToThread(self.writer.close, self.flush_timeout)) if self.started else 0
+            timeout = 0.0 if self.gave_up else self.flush_timeout
+            left = await maybe_deferred_to_future(deferToThread(self.writer.close, timeout)) if self.started else 0
             self._publish_stats()
             if left:
                 lost = sum(len(r.links) for r in list(self.writer.buffer) if isinstance(r, PageRecord))
                 self.stats.set_value("rankcrawl/pages/unflushed", left)
                 self.stats.set_value("rankcrawl/edges/unflushed", lost)
-                logger.error("rankcrawl: %d pages (%d edges) could not be written to Redis before the flush timeout", left, lost)
+                logger.error("rankcrawl: %d pages (%d edges) could not be written to Redis %s", left, lost,
+                             "(it took no write for RANKCRAWL_FLUSH_TIMEOUT)" if self.gave_up else "before the flush timeout")
         finally:
             self.closed = True
             for waiter in self.waiters:
@@ -308,6 +376,8 @@ class EdgeSink:
             ("rankcrawl/edges/pushed", w.edges),
             ("rankcrawl/edges/buffered_max", w.peak),
             ("rankcrawl/redis/retries", w.retries),
+            ("rankcrawl/redis/pauses", self.pauses),
+            ("rankcrawl/redis/paused_s", round(self.paused_s + (time.monotonic() - self.paused_at if self.paused_at else 0), 1)),
             ("rankcrawl/pages/rejected", w.rejected),
             ("rankcrawl/pages/gone", w.gone),
             ("rankcrawl/pages/redirects", w.redirects),

@@ -61,6 +61,7 @@ class RankcrawlConfig:
     edge_batch: int
     edge_buffer: int
     flush_timeout: float
+    outage_timeout: float
     distributed: bool
     idle_timeout: float
     progress_interval: float

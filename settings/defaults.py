@@ -76,8 +76,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_EDGE_BATCH", 64, "Pages per graph-store write batch of the edge writer.", Int(1)),
     Setting("RANKCRAWL_EDGE_BUFFER", 10_000, "Pages the edge writer buffers while Redis is down; beyond it, backpressure.",
             Int(1)),
-    Setting("RANKCRAWL_FLUSH_TIMEOUT", 60.0, "Seconds the edge writer waits at close for buffered edges to reach Redis.",
-            Number(0.0, closed=True)),
+    Setting("RANKCRAWL_FLUSH_TIMEOUT", 60.0, "Seconds the edge writer waits for Redis: at close for buffered edges, and "
+            "during the crawl (at least RANKCRAWL_OUTAGE_TIMEOUT) before a Redis that takes no write ends it "
+            "(finish reason redis_unavailable).", Number(0.0, closed=True)),
+    Setting("RANKCRAWL_OUTAGE_TIMEOUT", 30.0, "Seconds without a write reaching Redis before fetching pauses (it pauses "
+            "at once when RANKCRAWL_EDGE_BUFFER is full) until writes go through again.", Number(0.0)),
     Setting("RANKCRAWL_DISTRIBUTED", False, "Share the frontier and dupefilter through Redis (scrapy-redis) across processes.",
             Flag()),
     Setting("RANKCRAWL_IDLE_TIMEOUT", 5.0, "Distributed mode: seconds an idle process waits for shared work before closing.",

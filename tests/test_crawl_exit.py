@@ -81,19 +81,20 @@ def test_a_full_edge_buffer_ends_the_crawl_non_zero_with_the_count(server: tuple
     valkey, url = server
     proc = subprocess.Popen([*CLI, "crawl", *web.seeds, "--redis-url", url, *FAST, "-s", "RANKCRAWL_SITE_LEVEL=False",
                              "-s", "DOWNLOAD_DELAY=0", "-s", "RANKCRAWL_EDGE_BATCH=1", "-s", "RANKCRAWL_EDGE_BUFFER=2",
-                             "-s", "RANKCRAWL_FLUSH_TIMEOUT=2"],
+                             "-s", "RANKCRAWL_FLUSH_TIMEOUT=2", "-s", "RANKCRAWL_OUTAGE_TIMEOUT=1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while len({u for _, u in web.hit_log if u in web.pages}) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    valkey.stop()  # Redis gone for good: the buffer (2 pages) fills, the spider closes after the flush timeout
+    valkey.stop()  # Redis gone for good: the buffer (2 pages) fills, fetching pauses, the spider closes after the flush timeout
     out, err = proc.communicate(timeout=120)
     stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
-    assert proc.returncode != 0 and stats["finish_reason"] == "rankcrawl_redis_unavailable", err[-2000:]
+    assert proc.returncode != 0 and stats["finish_reason"] == "redis_unavailable", err[-2000:]
     assert int(stats["rankcrawl/edges/backpressure"]) >= 1 and int(stats["rankcrawl/pages/unflushed"]) >= 2
     last = err.strip().splitlines()[-1]
-    assert last == (f"rankcrawl: error: crawl ended: rankcrawl_redis_unavailable; {stats['rankcrawl/pages/unflushed']} pages "
-                    f"({stats['rankcrawl/edges/unflushed']} edges) could not be stored in Redis before the flush timeout"), err[-2000:]
+    assert last == ("rankcrawl: error: crawl stopped: Redis was unreachable (no write for RANKCRAWL_FLUSH_TIMEOUT); "
+                    f"{stats['rankcrawl/pages/unflushed']} pages ({stats['rankcrawl/edges/unflushed']} edges) fetched were "
+                    "not stored"), err[-2000:]
     assert not any(frame in err for frame in OWN_FRAMES)  # no error inside rankcrawl (Scrapy logs refused connections)
 
 

@@ -47,6 +47,7 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     from rankcrawl.crawler.crawl_outcome import nothing_fetched
     from rankcrawl.crawler.runner import run_crawl
     from rankcrawl.crawler.spider import check_seeds
+    from rankcrawl.pipelines.edge_pipeline import REDIS_UNAVAILABLE
 
     check_seeds(seeds)
     spider_args = parse_overrides(arguments, "-a")
@@ -63,6 +64,9 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
         raise UserError(failed)
     pages, edges = stats.get("rankcrawl/pages/unflushed", 0), stats.get("rankcrawl/edges/unflushed", 0)
     lost = f"{pages} pages ({edges} edges) could not be stored in Redis before the flush timeout" if pages or edges else ""
+    if reason == REDIS_UNAVAILABLE:
+        raise UserError(f"crawl stopped: Redis was unreachable (no write for RANKCRAWL_FLUSH_TIMEOUT); {pages} pages "
+                        f"({edges} edges) fetched were not stored")
     if reason not in ("finished", "page_budget"):
         raise UserError(f"crawl ended: {reason or 'unknown reason'}" + (f"; {lost}" if lost else ""))
     if lost:
