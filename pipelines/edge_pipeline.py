@@ -10,8 +10,9 @@ safe. The buffer is bounded (``RANKCRAWL_EDGE_BUFFER`` pages): when full, ``put`
 wait and none was written for a while), a watchdog on the reactor pauses the engine (no new
 fetches; responses in flight still arrive) once the buffer is full or the stall passes
 ``RANKCRAWL_OUTAGE_TIMEOUT``, and unpauses it when writes go through again. A stall that reaches
-``RANKCRAWL_FLUSH_TIMEOUT`` (at least the outage timeout) closes the spider with reason ``redis_unavailable`` and the close does
-not wait again. Otherwise at spider close everything is flushed within ``RANKCRAWL_FLUSH_TIMEOUT``;
+``RANKCRAWL_FLUSH_TIMEOUT`` (at least the outage timeout) closes the spider with reason
+``redis_unavailable``, and the close does not wait again (nor does the analyzer's site-level
+replay). Otherwise at spider close everything is flushed within ``RANKCRAWL_FLUSH_TIMEOUT``;
 whatever could not be written is logged and counted in ``rankcrawl/pages/unflushed`` and
 ``rankcrawl/edges/unflushed`` — never lost silently.
 
@@ -313,11 +314,11 @@ class EdgeSink:
             self.paused_at = time.monotonic()
             self.pauses += 1
             self.crawler.engine.pause()
-            logger.warning("rankcrawl: no write reached Redis for %.0fs (%d pages buffered): fetching paused", stalled,
-                           len(self.writer.buffer))
+            logger.warning("rankcrawl: fetching paused: %d pages wait for Redis (buffer of %d), no write for %.0fs",
+                           len(self.writer.buffer), self.writer.limit, stalled)
         elif self.paused_at is not None and not full and stalled < self.outage_timeout:
             self._unpause()
-            logger.warning("rankcrawl: Redis takes writes again: fetching resumed")
+            logger.warning("rankcrawl: writes reach Redis again: fetching resumed")
         self._publish_stats()
 
     def _unpause(self) -> None:

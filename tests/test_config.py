@@ -35,6 +35,7 @@ BAD = [  # (setting, value, allowed values the message must name)
     ("RANKCRAWL_FOLLOW_SCOPE", "some", "one of all, non-template, content, none"),
     ("RANKCRAWL_RANK_REFRESH", "nan", "a number > 0"),
     ("RANKCRAWL_FLUSH_TIMEOUT", "-1", "a number ≥ 0"),
+    ("RANKCRAWL_OUTAGE_TIMEOUT", "0", "a number > 0"),
     ("RANKCRAWL_EDGE_BUFFER", "1.5", "an integer ≥ 1"),
     ("RANKCRAWL_KEY_PREFIX", "a b", "a non-empty string without spaces"),
     ("RANKCRAWL_REDIS_URL", "http://user:secret@db.example/0", "a redis://, rediss:// or unix:// URL"),
