@@ -249,6 +249,7 @@ def summarize(header: dict[str, Any], samples: list[dict[str, Any]], end: dict[s
         "epochs": samples[-1]["epoch"], "half_t": half, "growth": growth,
         "used_memory_mb": (mid["used_memory"] / MB, samples[-1]["used_memory"] / MB),
         "pages_at": (mid["pages"], samples[-1]["pages"]),
+        "data_at": {k: (mid.get(k, 0), samples[-1].get(k, 0)) for k in ("frontier", "epoch_pages", "edges")},
         "pps": (rate(first), rate(last)),
         "epoch_interval": (median([v for t, v in intervals if t <= half]), median([v for t, v in intervals if t > half])),
         "ranker_s": (median([v for t, v in solve if t <= half]), median([v for t, v in solve if t > half])),
@@ -320,7 +321,7 @@ def title(summary: dict[str, Any]) -> str:
 
 def section(summary: dict[str, Any], command: str) -> str:
     """The BENCHMARKS section of a run."""
-    g = summary["growth"]
+    g, d = summary["growth"], summary["data_at"]
     rows = [[name, f"{v['half_mb']:.1f}", f"{v['end_mb']:.1f}", f"{v['peak_mb']:.1f}", f"{100 * v['growth']:+.1f} %",
              f"{100 * v['peak_growth']:+.1f} %"] for name, v in sorted(g.items(), key=lambda kv: kv[0] != "crawl")]
     table = markdown_table(["process", "RSS at half-time MiB", "RSS at end MiB", "peak in last half MiB",
@@ -330,9 +331,13 @@ def section(summary: dict[str, Any], command: str) -> str:
         ["pages/s (distinct pages served)", summary["pps"][0], summary["pps"][1]],
         ["s between published epochs (median)", summary["epoch_interval"][0], summary["epoch_interval"][1]],
         ["ranker s per epoch, load+solve+publish (median)", summary["ranker_s"][0], summary["ranker_s"][1]]])
-    status = ("The crawl ended at its page budget (exit 0)." if summary["finished"] else
-              f"**Partial run** (crawl {'stopped at the time limit' if summary.get('timed_out') else 'not ended'}, "
-              f"exit {summary['exit']}): the figures cover the samples taken until then.")
+    if summary["finished"]:
+        status = "The crawl ended at its page budget (exit 0)."
+    elif summary["exit"] is None:
+        status = "**Partial run**: the samples were read while the crawl still ran."
+    else:
+        cause = "killed at the --timeout limit" if summary["timed_out"] else f"exit {summary['exit']}"
+        status = f"**Partial run** (crawl {cause}): the figures cover the samples taken until then."
     return (
         f"One `rankcrawl crawl` (ranker live in the crawl, DOWNLOAD_DELAY=0, no AutoThrottle, "
         f"CONCURRENT_REQUESTS_PER_DOMAIN=8) of a generated web of {summary['web_pages']:,} pages on "
@@ -343,7 +348,10 @@ def section(summary: dict[str, Any], command: str) -> str:
         f"(from {summary['pages_at'][0]:,} to {summary['pages_at'][1]:,} pages): worst process "
         f"{100 * worst:+.1f} % (peak in the last half vs half-time; target ≤ 10 %). Valkey's used_memory grows with "
         f"the stored graph: {summary['used_memory_mb'][0]:.1f} → {summary['used_memory_mb'][1]:.1f} MiB over the last "
-        f"half. The machine was shared with other jobs (2 cores), so pace figures carry their load. "
+        f"half, while the data the crawl process holds grew too: frontier {d['frontier'][0]:,.0f} → "
+        f"{d['frontier'][1]:,.0f} queued requests, ranked graph {d['epoch_pages'][0]:,.0f} → {d['epoch_pages'][1]:,.0f} "
+        f"pages and {d['edges'][0]:,.0f} → {d['edges'][1]:,.0f} stored edges. "
+        "The machine was shared with other jobs (2 cores), so pace figures carry their load. "
         f"Curve: `docs/soak.png`. Command: `{command}`.\n\n{table}\n\n{pace}")
 
 
