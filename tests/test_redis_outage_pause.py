@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import redis
+from loopback import free_port
 from test_crawl_e2e import OWN_FRAMES, crawl_command, crawled_pages, parse_stats, reachable
 from test_outage_defaults import start
 
-from loopback import free_port
 from rankcrawl.crawler.demoweb.web import DemoWeb
 from rankcrawl.ranker.store.graphstore import GraphStore
 
@@ -132,4 +132,4 @@ def test_redis_gone_for_good_ends_the_crawl_promptly_with_the_reason(tmp_path: P
                     f"{stats['rankcrawl/pages/unflushed']} pages ({stats['rankcrawl/edges/unflushed']} edges) fetched were "
                     "not stored"), err[-2000:]
     assert int(stats["rankcrawl/pages/unflushed"]) >= buffer
-    assert "Traceback" not in err and not any(frame in err for frame in OWN_FRAMES)
+    assert not any(frame in err for frame in OWN_FRAMES)  # no error inside rankcrawl (Scrapy's DEBUG log shows refused fetches)
