@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> None:
     budget = max(ks)
     index = {u: i for i, u in enumerate(urls)}
     seeds = [s.seed for s in sites]
-    rows: list[list[object]] = [["base rate (all pages)", *([base] * len(ks)), sim.n, ""]]
+    rows: list[list[object]] = [["base rate (all pages)", *([base] * len(ks)), sim.n, ""],
+                                 ["best possible (on-topic pages first)", *(min(1.0, sum(topic) / k) for k in ks), "", ""]]
     work = Path(tempfile.mkdtemp(prefix="rankcrawl-topic-"))
     with ProxyServer(web) as proxy:
         for i, (label, extra) in enumerate(runs(",".join(sorted(terms)), names).items()):
