@@ -71,6 +71,8 @@ class HostCounts:
     """Their summed shares."""
     scale: float = 0.0
     """The strategy's ``host_factor`` when every queued entry of the host was last re-scored."""
+    crawl: HostCounts | None = None
+    """The crawl's counted in-links over all hosts: the prior mean share of a host with none yet."""
 
 
 @dataclass
@@ -78,11 +80,13 @@ class HostTally:
     """``HostCounts`` of every host, kept by the frontier as it pushes, pops and removes entries."""
 
     hosts: dict[str, HostCounts] = field(default_factory=dict)
+    crawl: HostCounts = field(default_factory=HostCounts)
+    """Counted in-links (``links``, ``shares``) over every host."""
 
     def of(self, host: str) -> HostCounts:
         counts = self.hosts.get(host)
         if counts is None:
-            counts = self.hosts[host] = HostCounts()
+            counts = self.hosts[host] = HostCounts(crawl=self.crawl)
         return counts
 
     def queued(self, host: str) -> None:
@@ -97,9 +101,9 @@ class HostTally:
     def linked(self, host: str, share: float) -> None:
         """A fetched page has a counted link (``share`` > 0) to a URL of ``host``."""
         if share > 0:
-            counts = self.of(host)
-            counts.links += 1
-            counts.shares += share
+            for counts in (self.of(host), self.crawl):
+                counts.links += 1
+                counts.shares += share
 
     def dropped(self, host: str) -> None:
         """A queued URL of ``host`` left the queue unfetched."""
@@ -191,9 +195,11 @@ class Strategy:
 
 
 def mean_share(host: HostCounts) -> float:
-    """The host's mean share per counted in-link; 1 / D before any is seen."""
-    if host.links > 0 and host.shares > 0:
-        return host.shares / host.links
+    """The host's mean share per counted in-link; before any is seen, the crawl's (so that a counted
+    in-link never ranks a URL of an unseen host below one that has none), and 1 / D before that."""
+    for counts in (host, host.crawl):
+        if counts is not None and counts.links > 0 and counts.shares > 0:
+            return counts.shares / counts.links
     return 1.0 / max(host.fetched + host.queued, 1)
 
 

@@ -12,7 +12,8 @@ Cluster slot) and every change one Lua script (atomic: two processes never take 
   evidence itself), recomputed whenever the host changes, so hosts compare exactly at every take;
 * a hash fingerprint → the request as JSON (``crawler/frontier.py``: checked before it becomes a
   request, never unpickled), a hash of each host's counts — URLs queued (``q:``) and taken
-  (``f:``), counted in-links (``l:``) and their summed shares (``s:``) — and the insertion counter.
+  (``f:``), counted in-links (``l:``) and their summed shares (``s:``), the last two also over every
+  host (``l:*``, ``s:*``) — and the insertion counter.
 
 ``enqueue`` writes a batch in one call: a fingerprint new to the dupefilter set is queued; one
 already seen that still waits gets its in-link's evidence with ``ZINCRBY``. ``take`` pops the best
@@ -41,12 +42,12 @@ local strategy, alpha = ARGV[1], tonumber(ARGV[2])
 local function host_key(host) return heads .. '@HOST@' .. host end
 local function score(e, host)
     if strategy ~= 'pagerank' then return e end
-    local c = redis.call('HMGET', counts, 'f:' .. host, 'q:' .. host, 'l:' .. host, 's:' .. host)
+    local c = redis.call('HMGET', counts, 'f:' .. host, 'q:' .. host, 'l:' .. host, 's:' .. host, 'l:*', 's:*')
     local f, q = math.max(tonumber(c[1]) or 0, 0), math.max(tonumber(c[2]) or 0, 0)
-    local l, s = tonumber(c[3]) or 0, tonumber(c[4]) or 0
+    local l, s, lc, sc = tonumber(c[3]) or 0, tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0
     local d = math.max(f + q, 1)
     local share = 1 / d
-    if l > 0 and s > 0 then share = s / l end
+    if l > 0 and s > 0 then share = s / l elseif lc > 0 and sc > 0 then share = sc / lc end
     local prior = math.min(1, 1 / (share * d))
     return (1 - alpha) + alpha * share * (d - f) * (e + prior) / (f + 1)
 end
@@ -69,8 +70,10 @@ for j = 0, n - 1 do
     local i = 3 + 7 * j
     local fp, host = ARGV[i], ARGV[i + 1]
     if tonumber(ARGV[i + 6]) > 0 then
-        redis.call('HINCRBY', counts, 'l:' .. host, ARGV[i + 6])
-        redis.call('HINCRBYFLOAT', counts, 's:' .. host, ARGV[i + 5])
+        for _, h in ipairs({host, '*'}) do
+            redis.call('HINCRBY', counts, 'l:' .. h, ARGV[i + 6])
+            redis.call('HINCRBYFLOAT', counts, 's:' .. h, ARGV[i + 5])
+        end
         dirty[host] = true
     end
     if string.sub(fp, 1, 1) == '!' or redis.call('SADD', KEYS[5], fp) == 1 then

@@ -94,7 +94,8 @@ def test_split_is_deterministic_and_near_70_30() -> None:
     ids = [f"{i:04d}" for i in range(2000)]
     splits = [split_of("wcxb-dev", i) for i in ids]
     assert splits == [split_of("wcxb-dev", i) for i in ids]
-    assert 0.66 < splits.count("train") / len(ids) < 0.74
+    kept = [s for s in splits if s != "test"]  # the frozen test split is drawn first, by host
+    assert 0.66 < kept.count("train") / len(kept) < 0.74
 
 
 def test_loaders_on_a_generated_tree(tmp_path: Path) -> None:

@@ -98,8 +98,11 @@ def test_host_tally() -> None:
     tally.linked("h", 0.25)
     tally.linked("h", 0.5)
     tally.linked("h", 0.0)  # followed, not counted
-    assert tally.of("h") == HostCounts(queued=1, fetched=1, links=2, shares=0.75)
-    assert tally.of("other") == HostCounts()
+    h = tally.of("h")
+    assert (h.queued, h.fetched, h.links, h.shares) == (1, 1, 2, 0.75)
+    assert (tally.crawl.links, tally.crawl.shares) == (2, 0.75) and h.crawl is tally.crawl
+    other = tally.of("other")
+    assert (other.queued, other.fetched, other.links, other.shares) == (0, 0, 0, 0.0)
 
 
 def test_host_rescore_when_its_factor_drifts() -> None:

@@ -138,7 +138,9 @@ def test_plain_user_spider_gets_analysis_edges_and_content_links_followed(projec
     assert stat(done.stderr, "rankcrawl/pages/analysed") == len(items) and len(pages) >= 7
     assert_edges_are_content_links(r, web, pages)
     content = web.pages[seed].content_links
-    assert pages[0] == seed and set(pages[1:1 + min(len(content), 6)]) <= set(content)  # content links first
+    same_host = [p for p in pages if p.split("/")[2] == seed.split("/")[2]]  # other hosts' slots run alongside
+    own = [c for c in content if c.split("/")[2] == seed.split("/")[2]]
+    assert pages[0] == seed and set(same_host[1:1 + min(len(own), 3)]) <= set(own)  # content links first
 
 
 @pytest.mark.parametrize(("setting", "says"), [
