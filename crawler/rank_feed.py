@@ -3,9 +3,9 @@
 The scheduler tells the feed which URLs it queued and which it handed out (two thread-safe deques,
 appended on the reactor thread); a daemon thread wakes every ``refresh`` seconds and, when the
 published epoch changed, reads the ranks of the URLs still queued (each host's score vector once,
-indexed by the URLs' LocalIDs, which are looked up once) and leaves them in ``ready``. The reactor thread only drains ``ready``:
-it never waits on Redis. (The shared frontier passes a ``sink`` that writes the ranks to Redis from the
-thread instead.) A failure to read (Redis away, a corrupt value) is logged once per kind and
+indexed by the URLs' LocalIDs, which are looked up once) and leaves them in ``ready``. The reactor
+thread only drains ``ready``: it never waits on Redis. (The shared frontier passes a ``sink`` that
+writes the ranks to Redis from the thread instead.) A failure to read (Redis away, a corrupt value) is logged once per kind and
 retried at the next wake; the thread ends only when the scheduler stops it.
 """
 
@@ -21,7 +21,6 @@ import numpy as np
 
 from rankcrawl.ranker.store.epochs import alive, current, get_many, manifest, vector_of
 from rankcrawl.ranker.store.graphstore import GraphStore
-from rankcrawl.ranker.store.queries import RankQueries
 from rankcrawl.settings.connection import connect
 
 logger = logging.getLogger(__name__)
@@ -43,11 +42,9 @@ class RankFeed:
         self.ready: deque[tuple[int, list[tuple[Hashable, float]]]] = deque()
         """(epoch, [(key, rank)]) for the reactor thread to apply."""
         self.epoch: int | None = None
-        self.reads = 0
-        self.failures = 0
         self._urls: dict[Hashable, str] = {}
         self._ids: dict[Hashable, tuple[int, int]] = {}
-        self._queries: RankQueries | None = None
+        self._store: GraphStore | None = None
         self._errors: set[str] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="rankcrawl-rank-feed", daemon=True)
@@ -80,8 +77,7 @@ class RankFeed:
     def read_once(self) -> bool:
         """Read the ranks of the queued URLs if a new epoch was published (blocking; off the reactor):
         one GET per host of its score vector, indexed by the URLs' LocalIDs."""
-        self._queries = self._queries or RankQueries(connect(self.redis_url), self.prefix)
-        store = self._queries.store
+        store = self._store = self._store or GraphStore(connect(self.redis_url), self.prefix)
         self._sync()
         state = current(store)
         if state is None or state.epoch == self.epoch:
@@ -114,7 +110,6 @@ class RankFeed:
         else:
             self.ready.append((state.epoch, found))
         self.epoch = state.epoch
-        self.reads += 1
         return True
 
     def _run(self) -> None:
@@ -122,7 +117,6 @@ class RankFeed:
             try:
                 self.read_once()
             except Exception as exc:  # noqa: BLE001 - the feed must outlive any one bad read
-                self.failures += 1
                 kind = type(exc).__name__
                 log = logger.debug if kind in self._errors else logger.warning
                 self._errors.add(kind)

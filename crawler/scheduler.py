@@ -77,6 +77,20 @@ def link_score(strat: Strategy, evidence: tuple[float, float, float]) -> float:
     return strat.evidence(value, share) * boost
 
 
+def first_evidence(strat: Strategy, request: Request, evidence: tuple[float, float, float] | None) -> float:
+    """The evidence of a URL when it is queued: its in-link's, a start request's (no depth yet: it
+    left no response), else none (a spider's own request without evidence)."""
+    if evidence is not None:
+        return link_score(strat, evidence)
+    return strat.seed_evidence() if "depth" not in request.meta else 0.0
+
+
+def queued_score(strat: Strategy, evidence: float, priority: int) -> float:
+    """What a frontier orders an entry by within its slot: its score, or its evidence (``uses_hosts``:
+    the host's counts turn it into the score hosts are compared by)."""
+    return evidence if strat.uses_hosts else strat.score(evidence, priority)
+
+
 def download_slot(request: Request, downloader: Any) -> str:
     """The request's download slot: the downloader's key for it, else (no engine) its host name."""
     if downloader is not None:
@@ -159,9 +173,7 @@ class RankedScheduler(BaseScheduler):
         return self.strategy.score(evidence, 0, self.tally.of(slot))
 
     def _score(self, key: Hashable, priority: int) -> float:
-        """What the queue orders an entry by: its score, or its evidence (``uses_hosts``)."""
-        ev = self.evidence[key]
-        return ev if self.strategy.uses_hosts else self.strategy.score(ev, priority)
+        return queued_score(self.strategy, self.evidence[key], priority)
 
     def enqueue_request(self, request: Request) -> bool:
         evidence = link_evidence(request)
@@ -184,10 +196,7 @@ class RankedScheduler(BaseScheduler):
             if self.df.request_seen(request):
                 self.df.log(request, self.spider)
                 return False
-        if evidence is not None:
-            self.evidence[key] = link_score(strat, evidence)
-        else:  # a start request (no depth yet: it left no response), else a spider's request without evidence
-            self.evidence[key] = strat.seed_evidence() if "depth" not in request.meta else 0.0
+        self.evidence[key] = first_evidence(strat, request, evidence)
         self._push(key, request, slot)
         self.stats.inc_value("scheduler/enqueued")
         return True

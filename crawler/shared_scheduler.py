@@ -35,7 +35,7 @@ from scrapy_redis.scheduler import Scheduler
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import busy_slots, download_slot, link_evidence, link_score
+from rankcrawl.crawler.scheduler import busy_slots, download_slot, first_evidence, link_evidence, queued_score
 from rankcrawl.crawler.shared_frontier import SharedFrontier
 from rankcrawl.settings.config import RankcrawlConfig
 
@@ -94,12 +94,9 @@ class BatchedScheduler(Scheduler):
         """Buffer the request (JSON-encoded now, so an unstorable one is refused at once)."""
         evidence = link_evidence(request)
         strat = self.strategy
-        if evidence is not None:
-            ev = link_score(strat, evidence)
-        else:  # a start request, else a spider's request without evidence
-            ev = strat.seed_evidence() if "depth" not in request.meta else 0.0
+        ev = first_evidence(strat, request, evidence)
         vote = ev if strat.rescores else 0.0
-        stored = ev if strat.uses_hosts else strat.score(ev, request.priority)
+        stored = queued_score(strat, ev, request.priority)
         share = evidence[1] if evidence is not None and strat.uses_hosts else 0.0
         if request.dont_filter:
             key = UNFILTERED + uuid.uuid4().hex
