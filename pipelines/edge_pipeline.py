@@ -279,11 +279,19 @@ class EdgeSink:
         """Each of ``sources`` redirected (in a chain) to ``target``: each becomes its alias."""
         await self._put([Redirect(source, target) for source in sources])
 
+    def _engine_running(self) -> bool:
+        """Whether the crawler has an engine (a sink used outside a crawl, as in tests, has none; Scrapy
+        2.19 raises RuntimeError for an engine not set yet)."""
+        try:
+            return getattr(self.crawler, "engine", None) is not None
+        except RuntimeError:
+            return False
+
     async def _put(self, records: Sequence[Record]) -> None:
         if not self.started:
             self.started = True
             self.writer.start()
-            if getattr(self.crawler, "engine", None) is not None:
+            if self._engine_running():
                 self.watchdog.start(WATCH_INTERVAL, now=False)
         if self.writer.full():
             await self._backpressure()
