@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import HostTally, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.priority import FOLLOW_ONLY_OFFSET, score
+from rankcrawl.crawler.sibling_urls import Group, SiblingTally, sibling_group
 
 ALPHA = 0.85
 
@@ -47,6 +48,8 @@ class SimWeb:
     host: list[str]
     importance: np.ndarray
     seeds: list[int]
+    groups: list[Group | None] | None = None
+    """Per page its sibling group (``crawler/sibling_urls.py``), where the pages have URLs."""
 
     @property
     def n(self) -> int:
@@ -127,10 +130,22 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
     by_host: dict[str, set[int]] = {}
     seen: set[int] = set()
     rescored = 0
+    siblings = SiblingTally() if strat.uses_siblings and web.groups is not None else None
+    group = web.groups if siblings is not None and web.groups is not None else [None] * web.n
+
+    def full(key: int) -> float:
+        own = evidence[key]
+        return own + siblings.evidence(group[key], own) if siblings is not None else own
 
     def rescore(key: int) -> None:
         entry = queue.entries[key]
-        queue.rescore(key, strat.score(evidence[key], 0, tally.of(entry.slot)))
+        queue.rescore(key, strat.score(full(key), 0, tally.of(entry.slot)))
+
+    def sibling_link(key: int, ev: float) -> None:
+        if siblings is not None and group[key] is not None and ev > 0:
+            siblings.linked(group[key], ev)
+            for other in list(siblings.others(group[key], key)):
+                rescore(int(other))
 
     def rescore_host(host: str) -> None:
         nonlocal rescored
@@ -143,7 +158,9 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
         host = web.host[key]
         tally.queued(host)
         by_host.setdefault(host, set()).add(key)
-        queue.push(key, host, strat.score(evidence[key], prio, tally.of(host)), None)
+        if siblings is not None:
+            siblings.queued(group[key], key)
+        queue.push(key, host, strat.score(full(key), prio, tally.of(host)), None)
 
     for s in web.seeds:
         seen.add(s)
@@ -165,6 +182,8 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
             tally.taken(entry.slot)
             evidence.pop(int(entry.key))
             by_host[entry.slot].discard(int(entry.key))
+            if siblings is not None:
+                siblings.taken(group[int(entry.key)], int(entry.key))
             pending.append((int(entry.key), entry.score))
         if not pending:
             break
@@ -183,15 +202,19 @@ def simulate(web: SimWeb, strat: Strategy, budget: int, inflight: int = 16, epoc
             if t in queue:
                 if strat.rescores:
                     evidence[t] += strat.evidence(value, s)
+                    sibling_link(t, strat.evidence(value, s))
                     rescore(t)
                     updates += 1
-            elif t not in seen:
+            elif t in seen:
+                sibling_link(t, strat.evidence(value, s))
+            else:
                 seen.add(t)
                 prio = 0
                 if strat.name == "static":
                     rel_t = ranks.get(t, mean) / mean if mean > 0 else 1.0
                     prio = score(rel_page, 1.0, rel_t, 0.0) if s else score(0.0, 0.0, rel_t, 0.0) - FOLLOW_ONLY_OFFSET
                 evidence[t] = strat.evidence(value, s)
+                sibling_link(t, evidence[t])
                 push(t, prio)
                 touched.add(web.host[t])
                 updates += 1
@@ -313,7 +336,8 @@ def real_web(sites: Sequence, max_pages: int = 0, with_urls: bool = False) -> An
         return np.array(sorted(index[t] for t in targets if t in index), dtype=np.int64)
 
     seeds = [index[u] for u in (normalize_url(s.seed) for s in sites) if u in index]
+    hosts = [urlsplit(u).netloc for u in urls]
     web = SimWeb("+".join(s.name for s in sites), [ids(gold.all_edges[u]) for u in urls],
-                 [ids(gold.content_edges[u]) for u in urls], [urlsplit(u).netloc for u in urls],
-                 np.array([pr[u] for u in urls]), seeds or [0])
+                 [ids(gold.content_edges[u]) for u in urls], hosts,
+                 np.array([pr[u] for u in urls]), seeds or [0], [sibling_group(h, u) for h, u in zip(hosts, urls)])
     return (web, urls) if with_urls else web

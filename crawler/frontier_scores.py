@@ -28,9 +28,11 @@ is followed but is no edge of the ranked graph).
 
         score = (1 − α) + α · s̄ · (D − F) · (E + p₀) / (F + 1)
 
-    with a prior of one page that links to the URL with the probability p₀ = min(1, 1 / (s̄ D))
-    (its mean number of links over D), which is also the whole estimate for a host not fetched
-    yet: a start request scores 1, the average page. Scaling by host puts hosts of very different
+    with a prior of ``PRIOR_PAGES`` pages that link to the URL with the probability
+    p₀ = ``PRIOR_PAGES`` · min(1, 1 / (s̄ D)) (its mean number of links over D), which is also the
+    whole estimate for a host not fetched yet. The evidence E includes the URL's sibling evidence
+    (``crawler/sibling_urls.py``: in-links counted to the pages of its host with the same file
+    name), which the scheduler adds when it scores an entry. Scaling by host puts hosts of very different
     sizes on one scale — the global budget goes where the remaining votes are — and a host that
     is fetched out, or whose pages link to few of its queued URLs, falls back. Each published
     epoch blends into the evidence of the queued URLs it ranks their live PageRank above the
@@ -54,6 +56,8 @@ SEED_CASH = 1.0
 """OPIC's initial cash of a start request, handed on to the links of its page."""
 EPOCH_WEIGHT = 0.1
 """Weight of a published epoch's in-flow in the evidence of the URLs it ranks (the rest: the counts)."""
+PRIOR_PAGES = 2.0
+"""``pagerank``'s prior: pages, of the mean link rate, that link to every queued URL of a host."""
 RESCORE_DRIFT = 0.5
 """A host's entries are re-scored together once its host factor moved by this share of itself:
 O(log F) times per host while F pages of it are fetched."""
@@ -129,6 +133,11 @@ class Strategy:
         return self.name == "pagerank"
 
     @property
+    def uses_siblings(self) -> bool:
+        """A URL's evidence includes its sibling URLs' (``crawler/sibling_urls.py``)."""
+        return self.name == "pagerank"
+
+    @property
     def uses_hosts(self) -> bool:
         """The score depends on the host's counts: a host's entries are re-scored together when
         ``rescore_due``, and every entry once per epoch."""
@@ -190,7 +199,7 @@ class Strategy:
         fetched = max(host.fetched, 0)
         known = max(fetched + host.queued, 1)
         share = mean_share(host)
-        prior = min(1.0, 1.0 / (share * known))
+        prior = PRIOR_PAGES * min(1.0, 1.0 / (share * known))
         return (1.0 - self.alpha) + self.alpha * share * (known - fetched) * (evidence + prior) / (fetched + 1)
 
 

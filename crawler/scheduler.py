@@ -49,6 +49,7 @@ from rankcrawl.crawler.frontier import FrontierEntryError, checked_request, dump
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META, HostTally, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
+from rankcrawl.crawler.sibling_urls import Group, SiblingTally, sibling_group
 from rankcrawl.settings.config import RankcrawlConfig
 
 logger = logging.getLogger(__name__)
@@ -124,6 +125,7 @@ class RankedScheduler(BaseScheduler):
         self.evidence: dict[Hashable, float] = {}
         """Per queued key, its evidence (``Strategy.evidence`` of its in-links, or of an epoch)."""
         self.tally = HostTally()
+        self.siblings = SiblingTally() if strat.uses_siblings else None
         self.queue = FrontierQueue(self._host_score if strat.uses_hosts else None)
         """Entries hold their score, or (``uses_hosts``) their evidence, which the host's counts turn
         into the score the queue compares across hosts (exact at every pop: ``refresh``)."""
@@ -172,13 +174,32 @@ class RankedScheduler(BaseScheduler):
     def _host_score(self, slot: str, evidence: float) -> float:
         return self.strategy.score(evidence, 0, self.tally.of(slot))
 
-    def _score(self, key: Hashable, priority: int) -> float:
-        return queued_score(self.strategy, self.evidence[key], priority)
+    def _group(self, slot: str, request: Request) -> Group | None:
+        return sibling_group(slot, request.url) if self.siblings is not None else None
+
+    def _evidence(self, key: Hashable, group: Group | None) -> float:
+        """The entry's evidence with its sibling evidence."""
+        own = self.evidence[key]
+        return own + self.siblings.evidence(group, own) if self.siblings is not None else own
+
+    def _score(self, key: Hashable, priority: int, group: Group | None = None) -> float:
+        return queued_score(self.strategy, self._evidence(key, group), priority)
+
+    def _sibling_link(self, group: Group | None, key: Hashable, evidence: float) -> None:
+        """Count an in-link's evidence for its URL's group and re-score the URL's queued siblings."""
+        if self.siblings is None or group is None or evidence <= 0:
+            return
+        self.siblings.linked(group, evidence)
+        entries = self.queue.entries
+        for other in list(self.siblings.others(group, key)):
+            self.queue.rescore(other, self._score(other, entries[other].payload.priority, group))
 
     def enqueue_request(self, request: Request) -> bool:
         evidence = link_evidence(request)
         strat = self.strategy
         slot = self._slot(request)
+        group = self._group(slot, request)
+        added = link_score(strat, evidence) if evidence is not None else 0.0
         if evidence is not None and strat.uses_hosts:
             self.tally.linked(slot, evidence[1])  # every counted in-link of the host, new URL or not
             self.queue.refresh(slot)
@@ -189,21 +210,26 @@ class RankedScheduler(BaseScheduler):
             key = self.crawler.request_fingerprinter.fingerprint(request)
             if key in self.queue:
                 if evidence is not None and strat.rescores:
-                    self.evidence[key] += link_score(strat, evidence)
-                    self.queue.rescore(key, self._score(key, self.queue.entries[key].payload.priority))
+                    self.evidence[key] += added
+                    self._sibling_link(group, key, added)
+                    self.queue.rescore(key, self._score(key, self.queue.entries[key].payload.priority, group))
                     self.stats.inc_value("rankcrawl/frontier/rescored")
                 return False
             if self.df.request_seen(request):
+                self._sibling_link(group, key, added)
                 self.df.log(request, self.spider)
                 return False
         self.evidence[key] = first_evidence(strat, request, evidence)
-        self._push(key, request, slot)
+        self._sibling_link(group, key, added)
+        self._push(key, request, slot, group)
         self.stats.inc_value("scheduler/enqueued")
         return True
 
-    def _push(self, key: Hashable, request: Request, slot: str) -> None:
+    def _push(self, key: Hashable, request: Request, slot: str, group: Group | None) -> None:
         self.tally.queued(slot)
-        self.queue.push(key, slot, self._score(key, request.priority), request)
+        if self.siblings is not None:
+            self.siblings.queued(group, key)
+        self.queue.push(key, slot, self._score(key, request.priority, group), request)
         if self.feed is not None:
             self.feed.queued.append((key, request.url))
 
@@ -214,8 +240,12 @@ class RankedScheduler(BaseScheduler):
         if entry is None:
             return None
         request: Request = entry.payload
-        request.meta[VALUE_META] = self.strategy.score(self.evidence.pop(entry.key), request.priority,
+        group = self._group(entry.slot, request)
+        request.meta[VALUE_META] = self.strategy.score(self._evidence(entry.key, group), request.priority,
                                                        self.tally.of(entry.slot))
+        del self.evidence[entry.key]
+        if self.siblings is not None:
+            self.siblings.taken(group, entry.key)
         self.tally.taken(entry.slot)
         if self.strategy.uses_hosts:
             self.queue.refresh(entry.slot)
@@ -230,8 +260,9 @@ class RankedScheduler(BaseScheduler):
             queued = self.queue.entries
             items = [(key, queued[key].slot, rank, self.evidence[key]) for key, rank in ranks if key in queued]
             self.evidence.update(epoch_evidence(items))
-            for key, *_ in items:
-                self.queue.rescore(key, self._score(key, queued[key].payload.priority))
+            for key, slot, *_ in items:
+                request = queued[key].payload
+                self.queue.rescore(key, self._score(key, request.priority, self._group(slot, request)))
             self.stats.inc_value("rankcrawl/frontier/epochs")
             self.stats.inc_value("rankcrawl/frontier/ranked", len(items))
 
@@ -239,8 +270,9 @@ class RankedScheduler(BaseScheduler):
     def _save(self, path: Path) -> None:
         tmp = path.with_suffix(".tmp")
         with tmp.open("w", encoding="utf-8") as f:
-            f.write(json.dumps({"hosts": {h: [c.fetched, c.links, c.shares] for h, c in self.tally.hosts.items()
-                                          if c.fetched or c.links}}) + "\n")
+            hosts = {h: [c.fetched, c.links, c.shares] for h, c in self.tally.hosts.items() if c.fetched or c.links}
+            groups = self.siblings.saved() if self.siblings is not None else []
+            f.write(json.dumps({"hosts": hosts, "siblings": groups}) + "\n")
             for entry in sorted(self.queue, key=lambda e: e.seq):
                 try:
                     line = dumps({"evidence": self.evidence[entry.key], "request": entry.payload.to_dict(spider=self.spider)})
@@ -261,6 +293,8 @@ class RankedScheduler(BaseScheduler):
                     obj = json.loads(line)
                     if isinstance(obj, dict) and isinstance(obj.get("hosts"), dict):
                         self._load_hosts(obj["hosts"])
+                        if self.siblings is not None and isinstance(obj.get("siblings"), list):
+                            self.siblings.load(obj["siblings"])
                         continue
                     evidence = float(obj["evidence"])
                     request = checked_request(loads(json.dumps(obj["request"])), self.spider)
@@ -274,7 +308,8 @@ class RankedScheduler(BaseScheduler):
                                  else ("unfiltered", self._next_unfiltered()))
                 if key not in self.queue:
                     self.evidence[key] = evidence
-                    self._push(key, request, self._slot(request))
+                    slot = self._slot(request)
+                    self._push(key, request, slot, self._group(slot, request))
         if skipped:
             logger.warning("rankcrawl: %d unreadable frontier entries in %s skipped", skipped, path)
         logger.info("rankcrawl: resuming crawl (%d requests queued)", len(self.queue))

@@ -32,6 +32,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from scrapy_redis.queue import Base
 
 from rankcrawl.crawler.frontier import checked_request
+from rankcrawl.crawler.frontier_scores import PRIOR_PAGES
 from rankcrawl.settings.keys import FRONTIER_HOST, FRONTIER_HOSTS, FRONTIER_REQUESTS, FRONTIER_SEQ
 
 logger = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ local function score(e, host)
     local d = math.max(f + q, 1)
     local share = 1 / d
     if l > 0 and s > 0 then share = s / l elseif lc > 0 and sc > 0 then share = sc / lc end
-    local prior = math.min(1, 1 / (share * d))
+    local prior = @PRIOR@ * math.min(1, 1 / (share * d))
     return (1 - alpha) + alpha * share * (d - f) * (e + prior) / (f + 1)
 end
 local function head(host)
@@ -59,7 +60,7 @@ local function head(host)
         redis.call('ZADD', heads, score(tonumber(top[2]), host), host)
     end
 end
-""".replace("@HOST@", FRONTIER_HOST)
+""".replace("@HOST@", FRONTIER_HOST).replace("@PRIOR@", repr(PRIOR_PAGES))
 """KEYS[1..3]: host heads, requests, host counts. ARGV[1..2]: strategy, alpha (the score of ``frontier_scores``)."""
 
 ENQUEUE = COMMON + """

@@ -9,6 +9,7 @@ from bench.frontier_sim import SimWeb, best_discovered, simulate
 from rankcrawl.crawler.frontier_scores import (
     EPOCH_WEIGHT,
     NAMES,
+    PRIOR_PAGES,
     RESCORE_DRIFT,
     HostCounts,
     HostTally,
@@ -43,22 +44,23 @@ def test_pagerank_estimate() -> None:
     pr = strategy("pagerank", ALPHA)
     assert pr.rescores and pr.uses_ranks and pr.uses_hosts
     assert pr.evidence(3.0, 0.25) == 1.0 and pr.evidence(3.0, 0.0) == 0.0  # fetched pages that link, counted
-    # a start request, alone on its host (or with other start requests): the average page
-    assert pr.seed(0, HostCounts(queued=1)) == pytest.approx(1.0)
-    assert pr.seed(0, HostCounts(queued=5)) == pytest.approx(1.0)
+    # a start request, alone on its host (or with other start requests): the prior of PRIOR_PAGES linking pages
+    seed = (1 - ALPHA) + ALPHA * PRIOR_PAGES
+    assert pr.seed(0, HostCounts(queued=1)) == pytest.approx(seed)
+    assert pr.seed(0, HostCounts(queued=5)) == pytest.approx(seed)
     # one page fetched of 11 known, with 10 counted links of share 0.1: each target is about the average page
     host = HostCounts(queued=10, fetched=1, links=10, shares=1.0)
-    assert pr.score(1.0, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 0.1 * 10 * (1.0 + 10 / 11) / 2)
-    assert pr.score(1.0, 0, host) == pytest.approx(0.96, abs=0.01)
+    assert pr.score(1.0, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 0.1 * 10 * (1.0 + PRIOR_PAGES * 10 / 11) / 2)
+    assert pr.score(1.0, 0, host) == pytest.approx(1.35, abs=0.01)
     # the host's mean share per link (0.05: pages of 20 links) scales every vote
     assert pr.score(1.0, 0, HostCounts(queued=10, fetched=1, links=20, shares=1.0)) == pytest.approx(
-        (1 - ALPHA) + ALPHA * 0.05 * 10 * (1.0 + 1.0) / 2)
+        (1 - ALPHA) + ALPHA * 0.05 * 10 * (1.0 + PRIOR_PAGES) / 2)
     # linked from more fetched pages ranks higher; the same count on a host fetched further ranks lower
     host = HostCounts(queued=80, fetched=20, links=400, shares=20.0)
     assert pr.score(12.0, 0, host) > pr.score(3.0, 0, host) > pr.score(0.0, 0, host)
     assert pr.score(3.0, 0, HostCounts(queued=70, fetched=30, links=600, shares=30.0)) < pr.score(3.0, 0, host)
     # linked from every fetched page of a host of 100: about the votes of every page, 100 · 0.05
-    assert pr.score(20.0, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 0.05 * 80 * 20.2 / 21)
+    assert pr.score(20.0, 0, host) == pytest.approx((1 - ALPHA) + ALPHA * 0.05 * 80 * (20 + PRIOR_PAGES * 0.2) / 21)
     # a host fetched out: nothing left to vote, the teleport share remains
     assert pr.score(5.0, 0, HostCounts(queued=0, fetched=40, links=90, shares=9.0)) == pytest.approx(1 - ALPHA)
     # the priority does not count
