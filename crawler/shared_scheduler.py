@@ -11,6 +11,10 @@ URL, scored as the in-process ``RankedScheduler`` scores (``RANKCRAWL_FRONTIER``
   one link queue it once and both votes count.
 * With ``pagerank``, the process's ``RankFeed`` thread re-scores the waiting entries this process
   queued from each published epoch (``ZADD XX``).
+* With ``pagerank``, an in-link also raises the sibling evidence (``crawler/sibling_urls.py``) of the
+  URLs of its target's group that this process queued and that still wait (a vote in the same
+  write); each process counts the in-links it finds, so with several processes a URL's sibling
+  evidence is that of the links its own process found.
 * Requests are taken ``POP_SIZE`` at a time from hosts that are not busy here, by one Lua call:
   no entry is handed to two processes. Taken entries wait in a local ``FrontierQueue`` until their
   download slot has room.
@@ -35,8 +39,9 @@ from scrapy_redis.scheduler import Scheduler
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import busy_slots, download_slot, first_evidence, link_evidence, queued_score
+from rankcrawl.crawler.scheduler import busy_slots, download_slot, first_evidence, link_evidence, link_score, queued_score
 from rankcrawl.crawler.shared_frontier import SharedFrontier
+from rankcrawl.crawler.sibling_urls import Group, SiblingTally, sibling_group
 from rankcrawl.settings.config import RankcrawlConfig
 
 logger = logging.getLogger(__name__)
@@ -65,6 +70,8 @@ class BatchedScheduler(Scheduler):
         self.held_evidence: dict[str, float] = {}
         self.mine: dict[str, tuple[str, float]] = {}
         """Fingerprint → (host, evidence) of the entries this process queued (its epoch updates)."""
+        self.siblings: SiblingTally | None = None
+        """The sibling groups of the URLs this process queued and the in-links it found (its own view)."""
         self.strategy: Strategy = strategy("breadth-first")
         self.feed: RankFeed | None = None
         self._wake: Any = None
@@ -76,6 +83,7 @@ class BatchedScheduler(Scheduler):
         config = RankcrawlConfig.of(crawler)
         self.strategy = strategy(config.frontier, config.alpha)
         self.queue.strategy, self.queue.alpha = self.strategy.name, self.strategy.alpha
+        self.siblings = SiblingTally() if self.strategy.uses_siblings else None
         try:
             self._downloader = crawler.engine.downloader
         except (AttributeError, RuntimeError):
@@ -98,10 +106,14 @@ class BatchedScheduler(Scheduler):
         vote = ev if strat.rescores else 0.0
         stored = queued_score(strat, ev, request.priority)
         share = evidence[1] if evidence is not None and strat.uses_hosts else 0.0
+        slot = download_slot(request, self._downloader)
         if request.dont_filter:
             key = UNFILTERED + uuid.uuid4().hex
         else:
             key = self.df.request_fingerprint(request)
+            if self.siblings is not None:
+                stored += self._sibling_votes(sibling_group(slot, request.url), key, link_score(strat, evidence)
+                                              if evidence is not None else 0.0, ev)
             if key in self.outbox:
                 held = self.outbox[key]
                 held[0] += vote
@@ -115,10 +127,26 @@ class BatchedScheduler(Scheduler):
             self.queue._count("rankcrawl/frontier/unstorable")
             logger.warning("rankcrawl: request not queued, it cannot be stored as JSON (%s): %s", exc, request.url)
             return False
-        self.outbox[key] = [stored, vote, data, request.url, download_slot(request, self._downloader), share, int(share > 0)]
+        self.outbox[key] = [stored, vote, data, request.url, slot, share, int(share > 0)]
         if len(self.outbox) >= FLUSH_SIZE:
             self.flush_outbox()
         return True
+
+    def _sibling_votes(self, group: Group | None, key: str, added: float, own: float) -> float:
+        """Count an in-link of evidence ``added`` to ``key``'s group, vote its gain to the siblings this process
+        queued and that still wait (``ZINCRBY`` in the next write), and return ``key``'s own sibling evidence
+        (what it starts with if it is new)."""
+        assert self.siblings is not None
+        if group is None:
+            return 0.0
+        if added > 0:
+            self.siblings.linked(group, added)
+            gain = self.siblings.gain(group, added)
+            for other in self.siblings.others(group, key):
+                held = self.outbox.setdefault(str(other), [0.0, 0.0, "", "", group[0], 0.0, 0])
+                held[0] += gain
+                held[1] += gain
+        return self.siblings.evidence(group, own) if key not in self.outbox else 0.0
 
     def flush_outbox(self) -> None:
         """Write the buffered requests: one Lua call (dupefilter check, insert or vote)."""
@@ -127,9 +155,11 @@ class BatchedScheduler(Scheduler):
         entries = [(key, host, stored, vote, data, share, links)
                    for key, (stored, vote, data, _url, host, share, links) in self.outbox.items()]
         queued, rescored, new = self.queue.enqueue(self.df.key, entries)
-        if self.feed is not None:
-            for key in new:
-                stored, _vote, _data, url, host, _share, _links = self.outbox[key]
+        for key in new:
+            stored, _vote, _data, url, host, _share, _links = self.outbox[key]
+            if self.siblings is not None:
+                self.siblings.queued(sibling_group(host, url), key)
+            if self.feed is not None:
                 self.mine[key] = (host, stored)
                 self.feed.queued.append((key, url))
         count = len(self.outbox)
@@ -155,6 +185,8 @@ class BatchedScheduler(Scheduler):
                 self._poll_soon()
             return None
         self.held_evidence.pop(str(entry.key), None)
+        if self.siblings is not None:
+            self.siblings.taken(sibling_group(entry.slot, entry.payload.url), str(entry.key))
         if self.feed is not None:
             self.mine.pop(str(entry.key), None)
             self.feed.taken.append(entry.key)

@@ -78,6 +78,14 @@ class SiblingTally:
             return 0.0
         return self.weight * max(counts.evidence - own, 0.0) / (counts.urls - 1)
 
+    def gain(self, group: Group | None, evidence: float) -> float:
+        """What an in-link of ``evidence`` to one URL of ``group`` adds to the sibling evidence of each
+        other URL of the group."""
+        counts = self.groups.get(group) if group is not None else None
+        if counts is None or counts.urls < 2:
+            return 0.0
+        return self.weight * evidence / (counts.urls - 1)
+
     def others(self, group: Group | None, key: Hashable) -> Iterator[Hashable]:
         """The queued siblings of ``key`` to re-score now (none for a group above the limit)."""
         counts = self.groups.get(group) if group is not None else None

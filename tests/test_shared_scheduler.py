@@ -155,3 +155,16 @@ def test_concurrent_pops_never_hand_one_url_to_two_processes(redis_url: str) -> 
         t.join(60)
     taken = [u for out in got for u in out]
     assert sorted(taken) == sorted(urls) and len(set(taken)) == len(taken)
+
+
+def test_in_links_to_one_language_raise_its_waiting_translation(redis_url: str) -> None:
+    s = scheduler(redis_url, "pagerank")
+    for url in ("http://a.test/fr/intro.html", "http://a.test/fr/faq.html", "http://a.test/fr/core.html",
+                "http://a.test/en/core.html"):
+        s.enqueue_request(scrapy.Request(url, meta={"rankcrawl_link": [1.0, 0.1], "depth": 1}))
+    s.flush_outbox()  # queued: later in-links to the English page vote for the waiting French one
+    for _ in range(5):
+        s.enqueue_request(scrapy.Request("http://a.test/en/core.html", meta={"rankcrawl_link": [1.0, 0.1], "depth": 1}))
+    s.flush_outbox()
+    assert drain(s)[:2] == ["http://a.test/en/core.html", "http://a.test/fr/core.html"]
+    s.close("finished")
