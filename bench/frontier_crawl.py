@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from bench.frontier_sim import SimWeb, mass_curve, oracle
 from bench.realrun import RANKCRAWL, ROOT, CrawlRun, fresh_valkey, run_crawl
 from bench.realserver import ProxyServer
@@ -112,6 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--no-plain", action="store_true")
     ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--repeat", type=int, default=1, help="crawls per frontier (interleaved); figures are medians")
     args = ap.parse_args(argv)
     sites = list(SITES if args.sites == "main" else HELD_OUT_SITES)
     sim, urls = real_web(sites, with_urls=True)
@@ -120,23 +123,38 @@ def main(argv: list[str] | None = None) -> None:
     ks = [max(1, round(f * sim.n)) for f in fractions]
     counts = [int(k) for k in args.pages.split(",") if k.strip()]
     budget = max(ks + counts)
-    orders = crawl_orders(web, sim, urls, [s.seed for s in sites], budget, args.frontiers.split(","), args.processes,
-                          not args.no_plain, args.timeout)
+    runs = [crawl_orders(web, sim, urls, [s.seed for s in sites], budget, args.frontiers.split(","), args.processes,
+                         not args.no_plain, args.timeout) for _ in range(args.repeat)]
+    names = list(runs[0])
     best = mass_curve(sim, oracle(sim, max(ks)), ks)
     fifo_name = FIFO
-    curves = {name: mass_curve(sim, order, ks) for name, (order, _run) in orders.items()}
     mid = fractions.index(0.15) if 0.15 in fractions else len(fractions) // 2
-    plain_rate = orders["plain Scrapy (LIFO)"][1].pages_per_second(web) if "plain Scrapy (LIFO)" in orders else float("nan")
-    rows = [["oracle (pages by importance)", *best, 1.0, best[mid] / curves[fifo_name][mid] if fifo_name in curves else "", "", ""]]
-    for name, (_order, run) in orders.items():
-        rate = run.pages_per_second(web)
-        rows.append([LABELS.get(name, name), *curves[name], curves[name][mid] / best[mid],
-                     curves[name][mid] / curves[fifo_name][mid] if fifo_name in curves else "", rate, rate / plain_rate])
+    plain = "plain Scrapy (LIFO)"
+    curve = {name: [mass_curve(sim, run[name][0], ks) for run in runs] for name in names}
+    rate = {name: [run[name][1].pages_per_second(web) for run in runs] for name in names}
+    vs_fifo = {name: [c[mid] / f[mid] for c, f in zip(curve[name], curve[fifo_name])] if fifo_name in curve else []
+               for name in names}
+    vs_plain = {name: [r / p for r, p in zip(rate[name], rate[plain])] if plain in rate else [] for name in names}
+
+    def med(xs: list[float]) -> float | str:
+        return float(np.median(xs)) if xs else ""
+
+    def spread(xs: list[float]) -> str:
+        return f"{min(xs):.3f}–{max(xs):.3f}" if len(xs) > 1 else ""
+
+    rows = [["oracle (pages by importance)", *best, 1.0, med([best[mid] / f[mid] for f in curve[fifo_name]])
+             if fifo_name in curve else "", "", "", "", ""]]
+    for name in names:
+        mass = [float(np.median([c[i] for c in curve[name]])) for i in range(len(ks))]
+        rows.append([LABELS.get(name, name), *mass, mass[mid] / best[mid], med(vs_fifo[name]), spread(vs_fifo[name]),
+                     med(rate[name]), med(vs_plain[name]), spread(vs_plain[name])])
     headers = ["frontier", *(f"mass @ {f:.0%}" for f in fractions), f"÷ oracle @ {fractions[mid]:.0%}",
-               f"÷ FIFO @ {fractions[mid]:.0%}", "pages/s", "÷ plain Scrapy pages/s"]
+               f"÷ FIFO @ {fractions[mid]:.0%}", "÷ FIFO, range over runs", "pages/s", "÷ plain Scrapy pages/s",
+               "÷ plain, range over runs"]
     table = markdown_table(headers, rows)
-    by_count = markdown_table(["first pages fetched", "oracle", *(LABELS.get(n, n) for n in orders)],
-                              [[k, mass_curve(sim, oracle(sim, k), [k])[0], *(mass_curve(sim, o, [k])[0] for o, _ in orders.values())]
+    by_count = markdown_table(["first pages fetched", "oracle", *(LABELS.get(n, n) for n in names)],
+                              [[k, mass_curve(sim, oracle(sim, k), [k])[0],
+                                *(float(np.median([mass_curve(sim, run[n][0], [k])[0] for run in runs])) for n in names)]
                                for k in counts])
     print(table)
     print(by_count)
@@ -144,6 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     section = "frontier-crawl" + ("" if args.processes == 1 else f"-{args.processes}p") + ("" if args.sites == "main" else "-heldout")
     write_section(section, (
         f"Real crawls of the {args.sites} real sites ({sim.n} reachable pages), page budget {budget}, "
+        f"{args.repeat} crawl(s) per frontier, interleaved (figures: medians over the crawls), "
         f"{args.processes} crawl process(es){' sharing one Redis frontier' if args.processes > 1 else ''}. "
         "mass @ k = share of the gold content graph's PageRank held by the first k pages the server served; "
         "pages/s counted at the server (plain Scrapy crawls every page, rankcrawl stops at the budget). "
