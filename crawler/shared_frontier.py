@@ -17,8 +17,8 @@ Cluster slot) and every change one Lua script (atomic: two processes never take 
 
 ``enqueue`` writes a batch in one call: a fingerprint new to the dupefilter set is queued; one
 already seen that still waits gets its in-link's evidence with ``ZINCRBY``. ``take`` pops the best
-entries of hosts that are not busy in the calling process. ``rescore`` sets the evidence of waiting
-entries from a published epoch (``ZADD XX``).
+entries of hosts that are not busy in the calling process. ``add_evidence`` adds a published epoch's change to the
+evidence of waiting entries (``ZINCRBY``, taken entries left out).
 """
 
 from __future__ import annotations
@@ -134,12 +134,16 @@ return out
 RESCORE = COMMON + """
 local dirty = {}
 for i = 3, #ARGV, 3 do
-    if redis.call('ZADD', host_key(ARGV[i + 1]), 'XX', 'CH', ARGV[i + 2], ARGV[i]) == 1 then dirty[ARGV[i + 1]] = true end
+    local key = host_key(ARGV[i + 1])
+    if redis.call('ZSCORE', key, ARGV[i]) then
+        redis.call('ZINCRBY', key, ARGV[i + 2], ARGV[i])
+        dirty[ARGV[i + 1]] = true
+    end
 end
 for host in pairs(dirty) do head(host) end
 return 0
 """
-"""ARGV[3..]: (fingerprint, host, evidence)*: waiting entries only (taken ones stay out)."""
+"""ARGV[3..]: (fingerprint, host, change of evidence)*: waiting entries only (taken ones stay out)."""
 
 PUT_BACK = COMMON + """
 local dirty = {}
@@ -218,8 +222,22 @@ class SharedFrontier(Base):
                                len(data), self.requests_key, type(exc).__name__, str(exc)[:200])
         return out
 
-    def rescore(self, entries: list[tuple[str, str, float]]) -> None:
-        """Set the evidence of waiting (fingerprint, host, evidence) entries."""
+    def evidence_of(self, entries: list[tuple[str, str]]) -> dict[str, float]:
+        """The current evidence of (fingerprint, host) entries that still wait (taken ones are left out)."""
+        out: dict[str, float] = {}
+        for i in range(0, len(entries), 1000):
+            chunk = entries[i:i + 1000]
+            pipe = self.server.pipeline(transaction=False)
+            for fp, host in chunk:
+                pipe.zscore(self.key + FRONTIER_HOST + host, fp)
+            for (fp, _host), value in zip(chunk, pipe.execute()):
+                if value is not None:
+                    out[fp] = float(value)
+        return out
+
+    def add_evidence(self, entries: list[tuple[str, str, float]]) -> None:
+        """Add to the evidence of waiting (fingerprint, host, change) entries (``ZINCRBY``: votes written
+        meanwhile stay)."""
         for i in range(0, len(entries), 1000):
             self._run("rescore", [], [v for entry in entries[i:i + 1000] for v in entry])
 

@@ -10,7 +10,8 @@ URL, scored as the in-process ``RankedScheduler`` scores (``RANKCRAWL_FRONTIER``
   and the in-link evidence of URLs still waiting (``ZINCRBY``), atomic, so two processes that find
   one link queue it once and both votes count.
 * With ``pagerank``, the process's ``RankFeed`` thread re-scores the waiting entries this process
-  queued from each published epoch (``ZADD XX``).
+  queued from each published epoch: it reads their current evidence and adds the epoch's change
+  (``ZINCRBY`` of waiting entries only), so in-link votes written meanwhile by any process stay.
 * With ``pagerank``, an in-link also raises the sibling evidence (``crawler/sibling_urls.py``) of the
   URLs of its target's group that this process queued and that still wait (a vote in the same
   write); each process counts the in-links it finds, so with several processes a URL's sibling
@@ -68,8 +69,8 @@ class BatchedScheduler(Scheduler):
         """Fingerprint → [evidence, vote, JSON request, URL, host, summed shares and number of counted in-links]."""
         self.held = FrontierQueue()
         self.held_evidence: dict[str, float] = {}
-        self.mine: dict[str, tuple[str, float]] = {}
-        """Fingerprint → (host, evidence) of the entries this process queued (its epoch updates)."""
+        self.mine: dict[str, str] = {}
+        """Fingerprint → host of the entries this process queued (its epoch updates)."""
         self.siblings: SiblingTally | None = None
         """The sibling groups of the URLs this process queued and the in-links it found (its own view)."""
         self.strategy: Strategy = strategy("breadth-first")
@@ -95,8 +96,11 @@ class BatchedScheduler(Scheduler):
     def _write_ranks(self, epoch: int, ranks: list[tuple[Hashable, float]]) -> None:
         """Feed thread: the epoch's evidence for the waiting entries this process queued."""
         mine = self.mine
-        items = [(k, row[0], r, row[1]) for k, r in ranks if (row := mine.get(str(k))) is not None]
-        self.queue.rescore([(str(k), mine[str(k)][0], ev) for k, ev in epoch_evidence(items).items()])
+        ranked = [(str(k), host, r) for k, r in ranks if (host := mine.get(str(k))) is not None]
+        current = self.queue.evidence_of([(k, host) for k, host, _ in ranked])
+        items = [(k, host, r, current[k]) for k, host, r in ranked if k in current]
+        new = epoch_evidence(items)
+        self.queue.add_evidence([(k, host, new[k] - ev) for k, host, _, ev in items if new[k] != ev])
 
     def enqueue_request(self, request: Request) -> bool:
         """Buffer the request (JSON-encoded now, so an unstorable one is refused at once)."""
@@ -112,8 +116,8 @@ class BatchedScheduler(Scheduler):
         else:
             key = self.df.request_fingerprint(request)
             if self.siblings is not None:
-                stored += self._sibling_votes(sibling_group(slot, request.url), key, link_score(strat, evidence)
-                                              if evidence is not None else 0.0, ev)
+                stored += self._sibling_votes(slot, sibling_group(slot, request.url), key,
+                                              link_score(strat, evidence) if evidence is not None else 0.0, ev)
             if key in self.outbox:
                 held = self.outbox[key]
                 held[0] += vote
@@ -132,7 +136,7 @@ class BatchedScheduler(Scheduler):
             self.flush_outbox()
         return True
 
-    def _sibling_votes(self, group: Group | None, key: str, added: float, own: float) -> float:
+    def _sibling_votes(self, slot: str, group: Group | None, key: str, added: float, own: float) -> float:
         """Count an in-link of evidence ``added`` to ``key``'s group, vote its gain to the siblings this process
         queued and that still wait (``ZINCRBY`` in the next write), and return ``key``'s own sibling evidence
         (what it starts with if it is new)."""
@@ -143,7 +147,7 @@ class BatchedScheduler(Scheduler):
             self.siblings.linked(group, added)
             gain = self.siblings.gain(group, added)
             for other in self.siblings.others(group, key):
-                held = self.outbox.setdefault(str(other), [0.0, 0.0, "", "", group[0], 0.0, 0])
+                held = self.outbox.setdefault(str(other), [0.0, 0.0, "", "", slot, 0.0, 0])
                 held[0] += gain
                 held[1] += gain
         return self.siblings.evidence(group, own) if key not in self.outbox else 0.0
@@ -160,7 +164,7 @@ class BatchedScheduler(Scheduler):
             if self.siblings is not None:
                 self.siblings.queued(sibling_group(host, url), key)
             if self.feed is not None:
-                self.mine[key] = (host, stored)
+                self.mine[key] = host
                 self.feed.queued.append((key, url))
         count = len(self.outbox)
         self.outbox.clear()

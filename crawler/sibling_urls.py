@@ -16,8 +16,10 @@ mean evidence of the other URLs of its group.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 SIBLING_WEIGHT = 0.3
@@ -28,23 +30,25 @@ at the next published epoch)."""
 GENERIC_NAMES = frozenset({"", "index", "index.html", "index.htm", "index.php", "default.htm", "default.html",
                            "default.aspx"})
 
-Group = tuple[str, str]
+Group = int
+"""A sibling group's id: 8 bytes of a hash of (slot, file name), the same in every process and run."""
 
 
 def sibling_group(slot: str, url: str) -> Group | None:
-    """The (slot, last path segment) of ``url``, or None for a generic name."""
-    path = urlsplit(url).path
-    name = path.rsplit("/", 1)[-1]
+    """The group of ``url`` on ``slot`` (its last path segment), or None for a generic name."""
+    name = urlsplit(url).path.rsplit("/", 1)[-1]
     if name.lower() in GENERIC_NAMES:
         return None
-    return slot, name
+    digest = hashlib.blake2b(f"{slot}\x00{name}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
 
 
 @dataclass(slots=True)
 class _GroupCounts:
     evidence: float = 0.0
     urls: int = 0
-    queued: set[Hashable] = field(default_factory=set)
+    queued: Any = None
+    """The group's queued keys: None, one key, or a set of two or more (most file names are unique)."""
 
 
 @dataclass
@@ -59,12 +63,22 @@ class SiblingTally:
         if group is not None:
             counts = self.groups.setdefault(group, _GroupCounts())
             counts.urls += 1
-            counts.queued.add(key)
+            if counts.queued is None:
+                counts.queued = key
+            elif isinstance(counts.queued, set):
+                counts.queued.add(key)
+            else:
+                counts.queued = {counts.queued, key}
 
     def taken(self, group: Group | None, key: Hashable) -> None:
         """A queued URL left the frontier (handed out or dropped): it stays a member of its group."""
-        if group is not None and (counts := self.groups.get(group)) is not None:
+        counts = self.groups.get(group) if group is not None else None
+        if counts is None:
+            return
+        if isinstance(counts.queued, set):
             counts.queued.discard(key)
+        elif counts.queued == key:
+            counts.queued = None
 
     def linked(self, group: Group | None, evidence: float) -> None:
         """A counted in-link of ``evidence`` to a URL of ``group`` (queued, new or fetched)."""
@@ -89,22 +103,30 @@ class SiblingTally:
     def others(self, group: Group | None, key: Hashable) -> Iterator[Hashable]:
         """The queued siblings of ``key`` to re-score now (none for a group above the limit)."""
         counts = self.groups.get(group) if group is not None else None
-        if counts is not None and len(counts.queued) <= GROUP_RESCORE_LIMIT:
+        if counts is None or counts.queued is None:
+            return
+        if not isinstance(counts.queued, set):
+            if counts.queued != key:
+                yield counts.queued
+        elif len(counts.queued) <= GROUP_RESCORE_LIMIT:
             yield from (k for k in counts.queued if k != key)
 
-    def saved(self) -> list[list[object]]:
-        """Per group [slot, name, evidence, URLs no longer queued] (JSON; the queued ones are saved
-        with the queue)."""
-        return [[slot, name, c.evidence, c.urls - len(c.queued)] for (slot, name), c in self.groups.items()
-                if c.evidence > 0 or c.urls > len(c.queued)]
+    def saved(self) -> list[list[float | int]]:
+        """Per group [id, evidence, URLs no longer queued] (JSON; the queued ones are saved with the queue)."""
+        out: list[list[float | int]] = []
+        for group, c in self.groups.items():
+            queued = len(c.queued) if isinstance(c.queued, set) else int(c.queued is not None)
+            if c.evidence > 0 or c.urls > queued:
+                out.append([group, c.evidence, c.urls - queued])
+        return out
 
     def load(self, rows: list[object]) -> None:
         """Groups from ``saved`` rows; malformed rows are skipped."""
         for row in rows:
             try:
-                slot, name, evidence, gone = str(row[0]), str(row[1]), float(row[2]), int(row[3])  # type: ignore[index]
+                group, evidence, gone = int(row[0]), float(row[1]), int(row[2])  # type: ignore[index]
             except (TypeError, ValueError, IndexError, KeyError):
                 continue
-            if 0.0 <= evidence < float("inf") and gone >= 0:
-                counts = self.groups.setdefault((slot, name), _GroupCounts())
+            if 0 <= group < 2**64 and 0.0 <= evidence < float("inf") and gone >= 0:
+                counts = self.groups.setdefault(group, _GroupCounts())
                 counts.evidence, counts.urls = evidence, counts.urls + gone

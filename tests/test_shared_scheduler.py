@@ -168,3 +168,18 @@ def test_in_links_to_one_language_raise_its_waiting_translation(redis_url: str) 
     s.flush_outbox()
     assert drain(s)[:2] == ["http://a.test/en/core.html", "http://a.test/fr/core.html"]
     s.close("finished")
+
+
+def test_an_epoch_keeps_the_votes_written_since_a_url_was_queued(redis_url: str) -> None:
+    s = scheduler(redis_url, "pagerank")
+    for url in ("http://a.test/one.html", "http://a.test/two.html"):
+        s.enqueue_request(scrapy.Request(url, meta={"rankcrawl_link": [1.0, 0.1], "depth": 1}))
+    s.flush_outbox()
+    for _ in range(5):  # five more fetched pages link to two.html
+        s.enqueue_request(scrapy.Request("http://a.test/two.html", meta={"rankcrawl_link": [1.0, 0.1], "depth": 1}))
+    s.flush_outbox()
+    one, two = (s.df.request_fingerprint(scrapy.Request(u)) for u in ("http://a.test/one.html", "http://a.test/two.html"))
+    s._write_ranks(1, [(one, 2.0), (two, 1.0)])  # the partial graph ranks one.html higher: a small correction
+    assert s.queue.evidence_of([(two, "a.test")])[two] > s.queue.evidence_of([(one, "a.test")])[one]
+    assert drain(s) == ["http://a.test/two.html", "http://a.test/one.html"]
+    s.close("finished")
