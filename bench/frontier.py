@@ -95,12 +95,48 @@ def queue_bytes(n: int, payload: bool) -> tuple[float, float]:
     return filled / n, rescored / n
 
 
+def scheduler_bytes(n: int) -> tuple[float, float]:
+    """Bytes per queued URL of the whole ``RankedScheduler`` (``pagerank``): the requests, their entries,
+    evidence, host counts, sibling groups (the URLs' file names are all different: the most groups) and
+    the dupefilter's fingerprints; once filled, and after one more in-link to each URL."""
+    from scrapy import Request, Spider
+    from scrapy.utils.misc import build_from_crawler, load_object
+    from scrapy.utils.test import get_crawler
+
+    from rankcrawl.crawler.frontier_scores import LINK_META, strategy
+    from rankcrawl.crawler.scheduler import RankedScheduler
+
+    class Bench(Spider):
+        name = "bench"
+
+    crawler = get_crawler(Bench, {"RANKCRAWL_REDIS_URL": "redis://127.0.0.1:9/0"})
+    dupefilter = build_from_crawler(load_object(crawler.settings["DUPEFILTER_CLASS"]), crawler)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        s = RankedScheduler(crawler, dupefilter, strategy("pagerank"), None, None)
+        s.spider = Bench()
+        for i in range(n):
+            s.enqueue_request(Request(url_of(i), meta={LINK_META: [1.0, 0.1], "depth": 1}))
+        filled = tracemalloc.get_traced_memory()[0] - base
+        for i in range(n):
+            s.enqueue_request(Request(url_of(i), meta={LINK_META: [1.0, 0.1], "depth": 1}))
+        rescored = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    return filled / n, rescored / n
+
+
 def memory_table(n: int) -> str:
     rows: list[list[object]] = []
     for payload in (True, False):
         filled, rescored = queue_bytes(n, payload)
-        rows.append(["scrapy.Request" if payload else "none", f"{filled:.0f}", f"{rescored:.0f}"])
-    return markdown_table(["payload", "bytes per queued URL", "after one re-score of each"], rows)
+        rows.append(["`FrontierQueue`, payload scrapy.Request" if payload else "`FrontierQueue`, no payload",
+                     f"{filled:.0f}", f"{rescored:.0f}"])
+    filled, rescored = scheduler_bytes(n)
+    rows.append(["`RankedScheduler` (pagerank): requests, entries, evidence, hosts, sibling groups, dupefilter",
+                 f"{filled:.0f}", f"{rescored:.0f}"])
+    return markdown_table(["what", "bytes per queued URL", "after one re-score of each"], rows)
 
 
 def simulate_webs(args: argparse.Namespace) -> None:
