@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 
 FLUSH_SIZE = 256
 """Buffered requests that trigger a write (the engine's next ``next_request`` call writes fewer)."""
-POP_SIZE = 8
+POP_SIZE = 1
 """Requests taken from the shared frontier per round trip."""
 HELD_MAX = 4 * POP_SIZE
 """Taken requests a process holds at most while their slots are busy."""
