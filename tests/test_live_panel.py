@@ -35,7 +35,8 @@ def shown(renderable: object, width: int = 120) -> str:
 
 
 def test_panel_shows_the_budget_the_figures_and_the_top_pages_and_hosts() -> None:
-    figures = CrawlFigures(budget=300, log="log: ~/.rankcrawl/crawl.log", status="crawling", pages=120, rate=12.5,
+    figures = CrawlFigures(budget=300, log="log: ~/.rankcrawl/crawl.log", footer="log: ~/.rankcrawl/crawl.log · more",
+                           status="crawling", pages=120, rate=12.5,
                            analysed=118, edges=950, frontier=340, first_epoch=4, epoch=16,
                            epoch_published_at=1000.0, solve_seconds=0.02, elapsed=65,
                            top_pages=TOP, top_hosts=[("a.example", 0.5)])
@@ -46,7 +47,7 @@ def test_panel_shows_the_budget_the_figures_and_the_top_pages_and_hosts() -> Non
                         ("epochs published", "12 (last: epoch 16, 0.02 s solve, 3 s ago)"), ("elapsed", "0:01:05")]:
         assert re.search(rf"│ {re.escape(name)} +│ {re.escape(value)} +│", text), (name, text)
     assert re.search(r"0\.06250 │ http://a\.example/best\.html", text) and re.search(r"0\.50000 │ a\.example", text)
-    assert text.rstrip().endswith("log: ~/.rankcrawl/crawl.log")
+    assert text.rstrip().endswith("log: ~/.rankcrawl/crawl.log · more")
 
 
 def test_panel_without_a_budget_or_an_epoch_says_so() -> None:
@@ -62,7 +63,7 @@ def test_summary_shows_the_outcome_and_the_top_pages() -> None:
     for name, value in [("finish reason", "page_budget"), ("pages fetched", "308"), ("pages analysed", "302"),
                         ("edges stored", "1000"), ("epochs published", "3 (last: epoch 3)"), ("time", "0:00:22")]:
         assert re.search(rf"│ {re.escape(name)} +│ {re.escape(value)} +│", text), (name, text)
-    assert "top fetched pages" in text and "http://b.example/next.html" in text
+    assert "top fetched pages" in text and "http://b.example/next.html" in text and text.rstrip().endswith("log: x.log")
 
 
 @pytest.fixture
@@ -102,7 +103,7 @@ def run_in_terminal(command: list[str], env: dict[str, str], timeout: float) -> 
 @pytest.mark.slow
 def test_a_crawl_in_a_terminal_is_a_live_panel_then_a_summary(web: DemoWeb, redis_url: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    env = {**{k: v for k, v in os.environ.items() if k not in ("RANKCRAWL_REDIS_URL", "REDIS_URL")},
+    env = {**{k: v for k, v in os.environ.items() if k not in ("RANKCRAWL_REDIS_URL", "REDIS_URL", "COLUMNS", "LINES")},
            "RANKCRAWL_HOME": str(home), "TERM": "xterm-256color"}
     status, out = run_in_terminal([*CLI, "crawl", web.seeds[0], "--redis-url", redis_url, "--max-pages", "40",
                                    "-s", "RANKCRAWL_ALLOW_PRIVATE=True", "-s", "DOWNLOAD_DELAY=0.1",
@@ -111,7 +112,8 @@ def test_a_crawl_in_a_terminal_is_a_live_panel_then_a_summary(web: DemoWeb, redi
     text = ANSI.sub("", out)
     assert status == 0, text[-3000:]
     assert "% of the page budget" in text and re.search(r"│ status +│ crawling", text), text[-3000:]
-    assert re.search(r"│ pages fetched +│ \d+ / 40 ", text) and "log: " + str(home / "crawl.log") in text
+    assert re.search(r"│ pages fetched +│ \d+ / 40 ", text)
+    assert f"log: {home / 'crawl.log'} · warnings and errors above · Ctrl-C stops the crawl" in text
     summary = text[text.rindex("finish reason"):]
     assert re.search(r"finish reason +│ page_budget", summary) and re.search(r"epochs published +│ [1-9]", summary)
     ranked = re.findall(r"│ (0\.\d{5}) │ (http://\S+)", summary)

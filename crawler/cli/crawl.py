@@ -68,8 +68,8 @@ def tilde(path: str) -> str:
 
 
 def panel_log(overrides: Mapping[str, Any], nolog: bool) -> tuple[dict[str, Any], str, int | None]:
-    """While the live panel is shown: the log settings, the panel's note on where the log goes, and the
-    level of the records printed above the panel (None: no log)."""
+    """While the live panel is shown: the log settings, where the log goes (``log: PATH``), and the level
+    of the records printed above the panel (None: no log)."""
     if nolog:
         return {}, "log: off (--nolog)", None
     level = logging.getLevelName(str(overrides.get("LOG_LEVEL", "INFO")).upper())
@@ -80,7 +80,7 @@ def panel_log(overrides: Mapping[str, Any], nolog: bool) -> tuple[dict[str, Any]
         home_dir().mkdir(parents=True, exist_ok=True)
         path = str(home_dir() / "crawl.log")
         extra = {"LOG_FILE": path, "LOG_FILE_APPEND": False}
-    return extra, f"log: {tilde(str(path))} · warnings and errors above · Ctrl-C stops the crawl", above
+    return extra, f"log: {tilde(str(path))}", above
 
 
 @click.command("crawl")

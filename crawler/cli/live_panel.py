@@ -64,6 +64,7 @@ class CrawlFigures:
 
     budget: int | None = None
     log: str = ""
+    footer: str = ""
     status: str = "starting"
     pages: int = 0
     rate: float = 0.0
@@ -114,7 +115,7 @@ def render(figures: CrawlFigures, now: float | None = None) -> RenderableType:
     ], title="rankcrawl crawl"))
     parts.append(Columns([ranks_table(figures.top_pages, "top fetched pages"),
                           ranks_table(figures.top_hosts, "top fetched hosts", "host")]))
-    parts.append(Text(figures.log, style="dim"))
+    parts.append(Text(figures.footer or figures.log, style="dim"))
     return Group(*parts)
 
 
@@ -139,7 +140,8 @@ class CrawlPanel:
 
     def __init__(self, console: Console, budget: int | None, log_note: str, log_level: int | None) -> None:
         self.console = console
-        self.figures = CrawlFigures(budget=budget, log=log_note)
+        above = " · warnings and errors above" if log_level is not None else ""
+        self.figures = CrawlFigures(budget=budget, log=log_note, footer=f"{log_note}{above} · Ctrl-C stops the crawl")
         self.live = Live(console=console, get_renderable=lambda: render(self.figures), refresh_per_second=2,
                          transient=True)
         self.handler = RecordsAbove(console=console, level=max(logging.WARNING, log_level), show_path=False) \
