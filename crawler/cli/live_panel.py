@@ -93,6 +93,7 @@ class CrawlFigures:
 
 
 def elapsed(seconds: float) -> str:
+    """Seconds as H:MM:SS."""
     return str(timedelta(seconds=round(seconds)))
 
 
@@ -139,7 +140,6 @@ class CrawlPanel:
     """Shows one crawl live on ``console``; a context manager that stops everything it started."""
 
     def __init__(self, console: Console, budget: int | None, log_note: str, log_level: int | None) -> None:
-        self.console = console
         above = " · warnings and errors above" if log_level is not None else ""
         self.figures = CrawlFigures(budget=budget, log=log_note, footer=f"{log_note}{above} · Ctrl-C stops the crawl")
         self.live = Live(console=console, get_renderable=lambda: render(self.figures), refresh_per_second=2,
@@ -223,6 +223,8 @@ class CrawlPanel:
 
     def final_top(self, n: int = 10) -> list[tuple[str, float]]:
         """The top ``n`` fetched pages of the last published epoch (none if Redis cannot be read)."""
+        if self.thread is not None and self.thread.is_alive():
+            return []  # the ranks thread still holds the connection (Redis slower than the join timeout)
         self.read_ranks()
         try:
             return crawled_pages(self.queries, n) if self.queries is not None else []
@@ -248,7 +250,6 @@ class CrawlPanel:
             self.task.stop()
         if self.thread is not None:
             self.thread.join(RANKS_EVERY + 5)
-            self.thread = None
         self.live.stop()
         if self.handler is not None:
             logging.getLogger().removeHandler(self.handler)
