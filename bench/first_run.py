@@ -37,7 +37,7 @@ class ItemsSpider(scrapy.Spider):
     def parse(self, response):
         yield {"url": response.url, "title": response.css("title::text").get()}
 '''
-ADDON_LINES = 'ADDONS = {"rankcrawl.settings.Addon": 0}\nRANKCRAWL_ALLOW_PRIVATE = True\n'
+ADDON_LINES = 'ADDONS = {"rankcrawl.settings.Addon": 0}\nSPIDER_MODULES += ["rankcrawl.crawler.spider"]\nRANKCRAWL_ALLOW_PRIVATE = True\n'
 LINE = re.compile(r"^(\d+\.\d+) \[([\w.]+)\] \w+: (.*)$", re.M)
 
 

@@ -9,10 +9,10 @@ Redis is one clear error instead of a crawl that stores nothing.
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scrapy.crawler import CrawlerProcess
+from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 
 from rankcrawl.crawler.spider import FocusedSpider, check_seeds
@@ -54,9 +54,11 @@ def build_settings(seeds: Sequence[str], max_pages: int | None = None,
 
 
 def run_crawl(seeds: Sequence[str], max_pages: int | None = None, overrides: Mapping[str, Any] | None = None,
-              redis_url: str | None = None, spider_args: Mapping[str, str] | None = None) -> dict[str, Any]:
+              redis_url: str | None = None, spider_args: Mapping[str, str] | None = None,
+              on_crawler: Callable[[Crawler], None] | None = None) -> dict[str, Any]:
     """Crawl from ``seeds`` until the frontier or the page budget is exhausted; the final stats.
-    ``spider_args`` are the focused spider's other arguments (``allowed_domains``, ``topic``)."""
+    ``spider_args`` are the focused spider's other arguments (``allowed_domains``, ``topic``);
+    ``on_crawler`` gets the crawler before it starts (to connect to its signals)."""
     settings = build_settings(seeds, max_pages, overrides, redis_url)
     config = RankcrawlConfig.from_settings(settings)
     if config.enabled:
@@ -67,6 +69,8 @@ def run_crawl(seeds: Sequence[str], max_pages: int | None = None, overrides: Map
             client.close()
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(FocusedSpider)
+    if on_crawler is not None:
+        on_crawler(crawler)
     process.crawl(crawler, **{**(spider_args or {}), "seeds": list(seeds)})
     gc.freeze()  # the imports and the crawler built so far live to the end: no collection scans them again
     process.start()

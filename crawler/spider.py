@@ -1,10 +1,11 @@
 """The bundled focused spider: seeds, allowed domains and topic in, everything else from the add-on.
 
-``scrapy crawl rankcrawl -a seeds=...`` (the add-on registers this module in SPIDER_MODULES) or
-``rankcrawl crawl``. ``parse`` yields nothing: the follow middleware (``crawler/follow.py``)
-analyses every page, stores its edges and follows its links with rank-aware priorities, as it
-does for any spider. With RANKCRAWL_ENABLED = False the plugin is off and the spider is a plain
-Scrapy crawler following every link under the same page budget (the baseline of bench/crawl.py).
+``scrapy crawl rankcrawl -a seeds=...`` (the add-on registers this module in SPIDER_MODULES; the
+README's ``SPIDER_MODULES +=`` line also lists it in ``scrapy list``) or ``rankcrawl crawl``.
+``parse`` yields no request: the follow middleware (``crawler/follow.py``) analyses every page,
+stores its edges and follows its links with rank-aware priorities, as it does for any spider; with
+a feed export (``-o``/``-O``, FEEDS) it yields one small item per page. With RANKCRAWL_ENABLED =
+False the plugin is off and the spider is a plain Scrapy crawler following every link under the same page budget (the baseline of bench/crawl.py).
 
 Arguments (``-a name=value``): ``seeds`` (comma/space separated URLs), ``seeds_file`` (one URL
 a line), ``seeds_key`` (a Redis list or set of URLs), ``allowed_domains`` (comma separated;
@@ -76,6 +77,7 @@ class FocusedSpider(scrapy.Spider):
     allowed_domains: list[str]
     config: RankcrawlConfig
     plain_budget: PageBudget | None
+    feed_pages: bool
 
     def __init__(
         self,
@@ -106,6 +108,7 @@ class FocusedSpider(scrapy.Spider):
         spider.allowed_domains = spider._allowed_arg or sorted({host_of(u) for u in spider.seeds})
         spider.config = config
         spider.plain_budget = None if config.enabled else PageBudget(crawler, config.max_pages)
+        spider.feed_pages = bool(crawler.settings.getdict("FEEDS"))
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
         return spider
 
@@ -113,9 +116,13 @@ class FocusedSpider(scrapy.Spider):
         for url in self.seeds:
             yield scrapy.Request(url)
 
-    def parse(self, response: Response) -> Iterable[scrapy.Request]:
-        """Nothing with the plugin on (the follow middleware follows); every link without it."""
+    def parse(self, response: Response) -> Iterable[scrapy.Request | dict[str, Any]]:
+        """With a feed export (``-o``/``-O``, FEEDS), one item per page: url, status, depth, title. With
+        the plugin on, no request (the follow middleware follows); without it, every link."""
         self.idle_since = None
+        if self.feed_pages and isinstance(response, TextResponse):
+            yield {"url": response.url, "status": response.status, "depth": response.meta.get("depth", 0),
+                   "title": (response.xpath("normalize-space(//title)").get() or "")}
         if self.plain_budget is None:
             return
         self.plain_budget.count()

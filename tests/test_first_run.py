@@ -139,8 +139,9 @@ def readme_block(after: str, language: str) -> str:
 
 def test_the_readme_walk_through_works_as_written(tmp_path_factory: pytest.TempPathFactory, web: DemoWeb,
                                                   tmp_path: Path) -> None:
-    """A fresh project, an items-only spider, the README's local add-on lines verbatim, then the
-    README's queries: ``rankcrawl top`` and the redis-cli recipe (sent as redis-cli sends it)."""
+    """A fresh project, an items-only spider, the README's local add-on lines verbatim (``scrapy list``
+    shows both spiders), then the README's queries: ``rankcrawl top`` and the redis-cli recipe (sent as
+    redis-cli sends it)."""
     import shlex
 
     import redis
@@ -155,6 +156,9 @@ def test_the_readme_walk_through_works_as_written(tmp_path_factory: pytest.TempP
     settings.write_text(settings.read_text().replace("\nADDONS = {}\n", "\n") + "\n" + lines)
     (project / "userproj" / "spiders" / "items.py").write_text(ITEMS_SPIDER)
     home = tmp_path / "home"
+    listed = subprocess.run([sys.executable, "-m", "scrapy", "list"], cwd=project, capture_output=True, text=True,
+                            timeout=TIMEOUT)
+    assert listed.returncode == 0 and listed.stdout.split() == ["items", "rankcrawl"] and listed.stderr == "", listed.stderr
     done = scrapy_crawl(project, home, "items", "-a", f"seed={web.seeds[0]}", *QUICK)
     assert done.returncode == 0, done.stderr[-3000:]
     analysed = int(re.search(r"'rankcrawl/pages/analysed': (\d+)", done.stderr).group(1))

@@ -113,13 +113,16 @@ def assert_edges_are_content_links(client: redis.Redis, web: DemoWeb, pages: lis
 
 
 def test_bundled_spider_crawls_from_a_fresh_project(project: Path, web: DemoWeb, r: redis.Redis, tmp_path: Path) -> None:
+    feed = tmp_path / "pages.jsonl"
     done = scrapy_crawl(project, tmp_path / "home", "rankcrawl", "-a", f"seeds={web.seeds[0]}",
-                        "-s", "RANKCRAWL_MAX_PAGES=6")
+                        "-s", "RANKCRAWL_MAX_PAGES=6", "-O", str(feed))
     assert done.returncode == 0, done.stderr[-3000:]
     assert no_error_inside_rankcrawl(done.stderr) and "Spider closed (page_budget)" in done.stderr
     pages = fetched_in_order(web)
     assert pages[0] == web.seeds[0] and 6 <= len(pages) <= 6 + 16  # + requests already in the downloader (CONCURRENT_REQUESTS)
     assert stat(done.stderr, "rankcrawl/pages/analysed") == len(pages)
+    items = [json.loads(line) for line in feed.read_text().splitlines()]  # one item per page with a feed export
+    assert sorted(item["url"] for item in items) == sorted(pages) and all(set(item) == {"url", "status", "depth", "title"} for item in items)
     assert_edges_are_content_links(r, web, pages)
 
 

@@ -79,3 +79,23 @@ def test_a_signal_stops_the_ranker_and_its_embedded_server(tmp_path: Path, stop_
         ranker.kill()
     assert ranker.returncode in (0, 130) and "Traceback" not in err, err
     assert not left_running(home)
+
+
+def test_the_embedded_server_outlives_a_terminals_ctrl_c(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal signals the whole foreground process group: the server a command started
+    keeps serving, so the command ends in order (its final writes included) and then stops it."""
+    from rankcrawl.settings.connection import EmbeddedValkey
+
+    server = EmbeddedValkey(tmp_path / "home")
+    server.ensure_running()
+    try:
+        client = redis.Redis(unix_socket_path=str(server.socket_path))
+        pid = int(client.info("server")["process_id"])
+        os.kill(pid, signal.SIGINT)
+        time.sleep(0.5)
+        assert client.ping()
+        client.close()
+    finally:
+        server.stop(force=True)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

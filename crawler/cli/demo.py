@@ -28,6 +28,7 @@ from rich.live import Live
 from rich.table import Table
 
 from rankcrawl.crawler.cli.options import UserError, one_line_errors, redis_url_option
+from rankcrawl.crawler.cli.tables import figures_table, ranks_table
 from rankcrawl.crawler.demoweb.web import MIN_PAGES_PER_HOST, DemoWeb
 from rankcrawl.ranker.progress import Progress
 from rankcrawl.ranker.service import RankerService
@@ -62,15 +63,15 @@ class LiveState:
     crawl: str = "starting"
 
     def table(self, total: int) -> Table:
-        table = Table(title="rankcrawl demo", show_header=False, min_width=48)
-        table.add_row("crawl", self.crawl)
-        table.add_row("fetched / served", f"{self.fetched} / {total}")
-        table.add_row("hosts stored", str(self.hosts))
-        table.add_row("pages with out-edges", str(self.pages_with_edges))
-        table.add_row("edges (last solve)", str(self.edges))
         ranker = f"epoch {self.epoch}, {self.iterations} iterations, {self.solve_seconds:.2f} s"
-        table.add_row("ranker", ranker + (" — solving…" if self.solving else ""))
-        return table
+        return figures_table([
+            ("crawl", self.crawl),
+            ("fetched / served", f"{self.fetched} / {total}"),
+            ("hosts stored", str(self.hosts)),
+            ("pages with out-edges", str(self.pages_with_edges)),
+            ("edges (last solve)", str(self.edges)),
+            ("ranker", ranker + (" — solving…" if self.solving else "")),
+        ], title="rankcrawl demo")
 
 
 class LiveProgress(Progress):
@@ -268,12 +269,8 @@ def _result(web: DemoWeb, store: GraphStore, client: Any, started: float) -> Dem
 
 def show(result: DemoResult, console: Console) -> None:
     """Print the top pages and hosts and the ground-truth figures."""
-    pages = Table("rank", "page", title="Top pages (PageRank over content links)")
-    for url, rank in result.top_pages:
-        pages.add_row(f"{rank:.5f}", url)
-    hosts = Table("rank", "host", title="Top hosts")
-    for url, rank in result.top_hosts:
-        hosts.add_row(f"{rank:.5f}", url)
+    pages = ranks_table(result.top_pages, "Top pages (PageRank over content links)")
+    hosts = ranks_table(result.top_hosts, "Top hosts", "host")
     truth = Table("figure", "value", title="Against the generator's ground truth")
     truth.add_row("pages fetched", str(result.fetched))
     truth.add_row("pages reachable through content links", str(result.reachable))

@@ -201,12 +201,13 @@ def top(n: int, hosts: bool, crawled: bool, fmt: str, redis_url: str | None, key
     emit(rows, fmt, "host" if hosts else "url")
 
 
-def crawled_pages(queries: RankQueries, n: int) -> list[tuple[str, float]]:
-    """The ``n`` best pages of the published top list that have stored metadata (fetched or imported)."""
+def crawled_pages(queries: RankQueries, n: int, scan: int | None = None) -> list[tuple[str, float]]:
+    """The ``n`` best pages of the published top list (its first ``scan`` entries; default: all) that have
+    stored metadata (fetched or imported)."""
     from rankcrawl.ranker.store.epochs import TOP_K
 
     out: list[tuple[str, float]] = []
-    for url, value in queries.top(TOP_K):
+    for url, value in queries.top(scan or TOP_K):
         if len(out) == n:
             break
         if queries.store.meta(url) is not None:
@@ -214,14 +215,21 @@ def crawled_pages(queries: RankQueries, n: int) -> list[tuple[str, float]]:
     return out
 
 
-def crawled_hosts(queries: RankQueries, n: int) -> list[tuple[str, float]]:
-    """The ``n`` best hosts with at least one page with stored metadata."""
+def crawled_hosts(queries: RankQueries, n: int, scan: int | None = None) -> list[tuple[str, float]]:
+    """The ``n`` best hosts of the published host list (its first ``scan`` entries; default: all) with at
+    least one page with stored metadata."""
     from rankcrawl.ranker.store.epochs import TOP_K
 
-    rows = queries.top_hosts(TOP_K)
+    rows = queries.top_hosts(scan or TOP_K)
     ids = queries.store.host_ids([host for host, _ in rows], create=False)
     client, keys = queries.store.client, queries.store.keys
-    return [(host, value) for host, value in rows if host in ids and client.hlen(keys.meta(ids[host]))][:n]
+    out: list[tuple[str, float]] = []
+    for host, value in rows:
+        if len(out) == n:
+            break
+        if host in ids and client.hlen(keys.meta(ids[host])):
+            out.append((host, value))
+    return out
 
 
 @click.command("rank")
