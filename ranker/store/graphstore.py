@@ -127,19 +127,18 @@ class GraphStore(ChangeStream):
         if not unique:
             return {}
 
-        def run() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            if create:
-                self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
-            else:
-                pipe.hlen(self.keys.hosts)
-                pipe.hmget(self.keys.hosts, unique)
-            got = pipe.execute()
-            if create:
-                return [x for res in got for x in res[:-1]]
-            return [None if i is None else self._parse_id(i, self.keys.hosts, h, got[0]) for h, i in zip(unique, got[1])]
-
-        return {h: int(i) for h, i in zip(unique, self._checked_ids(run(), self.keys.hosts, unique)) if i is not None}
+        pipe = self.client.pipeline(transaction=False)
+        if create:
+            self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
+        else:
+            pipe.hlen(self.keys.hosts)
+            pipe.hmget(self.keys.hosts, unique)
+        got = pipe.execute()
+        if create:
+            ids = [x for res in got for x in res[:-1]]
+        else:
+            ids = [None if i is None else self._parse_id(i, self.keys.hosts, h, got[0]) for h, i in zip(unique, got[1])]
+        return {h: int(i) for h, i in zip(unique, self._checked_ids(ids, self.keys.hosts, unique)) if i is not None}
 
     def _parse_id(self, raw: Any, key: str, name: str, limit: int) -> int | None:
         """A stored ID read back (HMGET): a number below the count, else None (counted)."""
@@ -183,18 +182,14 @@ class GraphStore(ChangeStream):
             if s and s[0] in hids:
                 by_host[hids[s[0]]].add(s[1])
         order = [(hid, sorted(paths)) for hid, paths in by_host.items()]
-
-        def run() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for hid, paths in order:
-                if create:
-                    self._assign(pipe, self.keys.urls(hid), self.keys.paths(hid), paths)
-                else:
-                    pipe.hlen(self.keys.urls(hid))
-                    pipe.hmget(self.keys.urls(hid), paths)
-            return self.replies(pipe)
-
-        results = iter(run())
+        pipe = self.client.pipeline(transaction=False)
+        for hid, paths in order:
+            if create:
+                self._assign(pipe, self.keys.urls(hid), self.keys.paths(hid), paths)
+            else:
+                pipe.hlen(self.keys.urls(hid))
+                pipe.hmget(self.keys.urls(hid), paths)
+        results = iter(self.replies(pipe))
         lids: dict[tuple[int, str], int] = {}
         self.grown_hosts = set()
         for hid, paths in order:
@@ -237,18 +232,14 @@ class GraphStore(ChangeStream):
                     calls.append(([], []))
                 calls[-1][0].append(self.keys.paths(h))
                 calls[-1][1].extend([len(part), *part])
-
-        def run() -> list[Any]:
-            if not hosts:
-                return [[]]
-            call = script(self.client, PATHS_OF)
-            pipe = self.client.pipeline(transaction=False)
-            pipe.hmget(self.keys.hostnames, hosts)
-            for keys, args in calls:
-                pipe.execute_command(*call, len(keys), *keys, *args)
-            return pipe.execute()
-
-        names, *paths = run()
+        if not hosts:
+            return []
+        call = script(self.client, PATHS_OF)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.keys.hostnames, hosts)
+        for keys, args in calls:
+            pipe.execute_command(*call, len(keys), *keys, *args)
+        names, *paths = pipe.execute()
         for _, bad in paths:
             for key in bad:
                 self.corruption.add(key.decode(errors="replace"), "wrong type")
@@ -329,25 +320,21 @@ class GraphStore(ChangeStream):
         for hid, lid, packed, *_ in writes:
             out[hid][0].append(lid)
             out[hid][1].append(packed)
-
-        def run() -> None:
-            pipe = self.client.pipeline(transaction=False)
-            for hid, (lids, values) in out.items():  # out-edges and the host's pack: one atomic call per host
-                write_out(pipe, self.keys, hid, lids, values)
-            for hid, lid, _, meta, gone, fetched in writes:
-                if gone:
-                    pipe.sadd(self.keys.gone(hid), lid)
-                elif fetched:  # answered again: a page of the graph, not gone, not an alias
-                    pipe.srem(self.keys.gone(hid), lid)
-                    pipe.hdel(self.keys.alias(hid), lid)
-                if meta is None:  # no metadata: keep the stored one (a re-push), mark it stored
-                    pipe.hsetnx(self.keys.meta(hid), lid, "{}")
-                else:
-                    pipe.hset(self.keys.meta(hid), lid, meta)
-            pipe.execute()
-            self.announce(stored[:, 0], stored[:, 1], grown)
-
-        run()
+        pipe = self.client.pipeline(transaction=False)
+        for hid, (lids, values) in out.items():  # out-edges and the host's pack: one atomic call per host
+            write_out(pipe, self.keys, hid, lids, values)
+        for hid, lid, _, meta, gone, fetched in writes:
+            if gone:
+                pipe.sadd(self.keys.gone(hid), lid)
+            elif fetched:  # answered again: a page of the graph, not gone, not an alias
+                pipe.srem(self.keys.gone(hid), lid)
+                pipe.hdel(self.keys.alias(hid), lid)
+            if meta is None:  # no metadata: keep the stored one (a re-push), mark it stored
+                pipe.hsetnx(self.keys.meta(hid), lid, "{}")
+            else:
+                pipe.hset(self.keys.meta(hid), lid, meta)
+        pipe.execute()
+        self.announce(stored[:, 0], stored[:, 1], grown)
         return len(writes)
 
     def put_redirect(self, from_url: str, to_url: str, meta: dict[str, Any] | None = None) -> None:
@@ -369,17 +356,13 @@ class GraphStore(ChangeStream):
             return
         packed = np.array([target], dtype=PAIR).tobytes()
         record = json.dumps(meta or {"redirect": to_url}, sort_keys=True, default=str)
-
-        def run() -> None:
-            pipe = self.client.pipeline(transaction=False)
-            write_out(pipe, self.keys, hid, [lid], [b""])
-            pipe.srem(self.keys.gone(hid), lid)
-            pipe.hset(self.keys.alias(hid), lid, packed)
-            pipe.hset(self.keys.meta(hid), lid, record)
-            pipe.execute()
-            self.announce(np.array([hid]), np.array([lid]), grown)
-
-        run()
+        pipe = self.client.pipeline(transaction=False)
+        write_out(pipe, self.keys, hid, [lid], [b""])
+        pipe.srem(self.keys.gone(hid), lid)
+        pipe.hset(self.keys.alias(hid), lid, packed)
+        pipe.hset(self.keys.meta(hid), lid, record)
+        pipe.execute()
+        self.announce(np.array([hid]), np.array([lid]), grown)
 
     def meta(self, url: str) -> dict[str, Any] | None:
         """The stored metadata of a page (None if it was never stored as a page)."""
@@ -424,17 +407,12 @@ class GraphStore(ChangeStream):
         """``HOST_PACKED`` replies of ``hids``, one pipeline of ``chunk`` script calls at a time."""
         cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
         call = ("EVAL", HOST_PACKED) if cluster else ("EVALSHA", self.client.script_load(HOST_PACKED) if hids else "")
+        k = self.keys
         for i in range(0, len(hids), chunk):
-            part = hids[i : i + chunk]
-
-            def run(part: Any = part) -> list[Any]:
-                pipe = self.client.pipeline(transaction=False)
-                k = self.keys
-                for hid in part:
-                    pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
-                return pipe.execute()
-
-            yield run()
+            pipe = self.client.pipeline(transaction=False)
+            for hid in hids[i : i + chunk]:
+                pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
+            yield pipe.execute()
 
     def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
         """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
@@ -527,22 +505,18 @@ class GraphStore(ChangeStream):
         call = ("EVAL", PAGES_PACKED) if cluster else ("EVALSHA", self.client.script_load(PAGES_PACKED) if order else "")
         result: dict[int, HostEdges] = {}
         bad: list[list[bytes]] = []
+        k = self.keys
         for i in range(0, len(order), HOST_CHUNK):
             part = order[i : i + HOST_CHUNK]
-
-            def run(part: list[int] = part) -> list[Any]:
-                pipe = self.client.pipeline(transaction=False)
-                k = self.keys
-                for hid in part:
-                    keys = (k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
-                    if not groups[hid]:
-                        pipe.hlen(keys[0])
-                    lids = np.asarray(groups[hid], dtype="<u4")
-                    for j in range(0, len(lids), ARGS_PER_CALL):
-                        pipe.execute_command(*call, 4, *keys, lids[j : j + ARGS_PER_CALL].tobytes())
-                return self.replies(pipe)
-
-            res = iter(run())
+            pipe = self.client.pipeline(transaction=False)
+            for hid in part:
+                host_keys = (k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
+                if not groups[hid]:
+                    pipe.hlen(host_keys[0])
+                lids = np.asarray(groups[hid], dtype="<u4")
+                for j in range(0, len(lids), ARGS_PER_CALL):
+                    pipe.execute_command(*call, 4, *host_keys, lids[j : j + ARGS_PER_CALL].tobytes())
+            res = iter(self.replies(pipe))
             for hid in part:
                 ls = groups[hid]
                 if not ls:
