@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 import redis
 
+from rankcrawl.ranker.store.assign import ARGS_PER_CALL, assigned, packed_names, queue_assign
 from rankcrawl.ranker.store.changestream import Changes, ChangeStream
 from rankcrawl.ranker.store.corrupt import Corruption, CorruptValue, key_in, parse_int, parse_text, wrong_type
 from rankcrawl.ranker.store.hostedges import (
@@ -40,43 +41,8 @@ from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import MAX_URL_LENGTH, url_problem
 
-ARGS_PER_CALL = 3000
 HOST_CHUNK = 256
 LOAD_CHUNK = 1024  # hosts per MGET and HOST_SETS call of a cold load (one server)
-
-ASSIGN_IDS = """
-for _, key in ipairs(KEYS) do
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'hash' and kind ~= 'none' then return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind) end
-end
-local n = redis.call('HLEN', KEYS[1])
-local first = n
-local ids = redis.call('HMGET', KEYS[1], unpack(ARGV))
-local fwd, back = {}, {}
-for i, name in ipairs(ARGV) do
-  if ids[i] then
-    local v = ids[i]
-    if #v <= 10 and string.match(v, '^%d+$') and tonumber(v) < first then ids[i] = tonumber(v) else ids[i] = -1 end
-  else
-    ids[i] = n
-    fwd[#fwd + 1] = name
-    fwd[#fwd + 1] = n
-    back[#back + 1] = n
-    back[#back + 1] = name
-    n = n + 1
-  end
-end
-if #fwd > 0 then
-  redis.call('HSET', KEYS[1], unpack(fwd))
-  redis.call('HSET', KEYS[2], unpack(back))
-end
-ids[#ARGV + 1] = #fwd / 2
-return ids
-"""
-"""KEYS: name→id hash, id→name hash (same hash tag). ARGV: distinct names. Returns their ids
-(new names get the next numbers; -1 where the stored ID is not a number below the count) and,
-last, how many were new; one call per host batch of up to ARGS_PER_CALL names. A key of
-another type: a WRONGTYPE error naming it."""
 
 PATHS_OF = """
 local out, bad, j = {}, {}, 1
@@ -118,8 +84,7 @@ class GraphStore(ChangeStream):
     # -- IDs ------------------------------------------------------------------------------
     def _assign(self, pipe: Any, name_key: str, id_key: str, names: list[str]) -> None:
         for i in range(0, len(names), ARGS_PER_CALL):
-            chunk = names[i : i + ARGS_PER_CALL]
-            pipe.execute_command("EVAL", ASSIGN_IDS, 2, name_key, id_key, *chunk)
+            queue_assign(pipe, name_key, id_key, *packed_names(names[i : i + ARGS_PER_CALL]))
 
     def host_ids(self, host_keys: list[str], create: bool = True) -> dict[str, int]:
         """HostIDs of host keys (``scheme://host[:port]``); unknown ones omitted unless ``create``."""
@@ -135,7 +100,7 @@ class GraphStore(ChangeStream):
             pipe.hmget(self.keys.hosts, unique)
         got = pipe.execute()
         if create:
-            ids = [x for res in got for x in res[:-1]]
+            ids = [x for res in got for x in assigned(res)[0].tolist()]
         else:
             ids = [None if i is None else self._parse_id(i, self.keys.hosts, h, got[0]) for h, i in zip(unique, got[1])]
         return {h: int(i) for h, i in zip(unique, self._checked_ids(ids, self.keys.hosts, unique)) if i is not None}
@@ -202,9 +167,10 @@ class GraphStore(ChangeStream):
                     self.corruption.add(key_in(res if isinstance(res, Exception) else res[0]), "wrong type", len(part))
                     got += [None] * len(part)
                 elif create:
-                    if res[-1]:
+                    assigned_lids, new = assigned(res)
+                    if new:
                         self.grown_hosts.add(hid)
-                    got += self._checked_ids(res[:-1], urls_key, part)
+                    got += self._checked_ids(assigned_lids.tolist(), urls_key, part)
                 else:
                     got += [None if v is None else self._parse_id(v, urls_key, p, res[0]) for p, v in zip(part, res[1])]
             lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
