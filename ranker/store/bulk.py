@@ -26,7 +26,7 @@ from rankcrawl.ranker.store import _scan
 from rankcrawl.ranker.store.corrupt import key_in
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, HEAD
-from rankcrawl.ranker.store.outpack import PACK, TYPED
+from rankcrawl.ranker.store.outpack import PACK, SET_OUT, TYPED
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import UrlIds
 from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
@@ -34,40 +34,19 @@ from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 CALLS_PER_PIPELINE = 64
 LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-WRITE_PAGES = CHECKED + "local KINDS = {'hash', 'hash', 'string'}\n" + TYPED + """
-local head, data, pos, pack_key = ARGV[1], ARGV[2], 1, KEYS[3]
-local lids, set, empty, n = {}, {}, {}, 0
-local function flush(cmd, key, args)
-  if #args > 0 then redis.call(cmd, key, unpack(args)) end
-  return {}
-end
-for i = 1, #head, 8 do
-  local lid, nbytes = struct.unpack('<I4I4', head, i)
-  lids[#lids + 1] = lid
-  if nbytes > 0 then
-    set[#set + 1] = lid
-    set[#set + 1] = string.sub(data, pos, pos + nbytes - 1)
-    pos = pos + nbytes
-    n = n + 1
-  else
-    empty[#empty + 1] = lid
-  end
-  if #set >= 2000 then set = flush('HSET', KEYS[1], set) end
-  if #empty >= 2000 then empty = flush('HDEL', KEYS[1], empty) end
-  if #lids >= 1000 or i + 8 > #head then
-    local known, stored = redis.call('HMGET', KEYS[2], unpack(lids)), {}
-    for j, l in ipairs(lids) do
-      if not known[j] then
-        stored[#stored + 1] = l
-        stored[#stored + 1] = '{}'
-      end
+WRITE_PAGES = CHECKED + "local KINDS = {'hash', 'hash', 'string'}\n" + TYPED + SET_OUT + """
+local pack_key = KEYS[3]
+for a = 1, #lids, 1000 do
+  local part = {unpack(lids, a, math.min(a + 999, #lids))}
+  local known, stored = redis.call('HMGET', KEYS[2], unpack(part)), {}
+  for j, l in ipairs(part) do
+    if not known[j] then
+      stored[#stored + 1] = l
+      stored[#stored + 1] = '{}'
     end
-    flush('HSET', KEYS[2], stored)
-    lids = {}
   end
+  if #stored > 0 then redis.call('HSET', KEYS[2], unpack(stored)) end
 end
-flush('HSET', KEYS[1], set)
-flush('HDEL', KEYS[1], empty)
 if redis.call('HLEN', KEYS[1]) == n then
   redis.call('SET', pack_key, ARGV[3] .. data)
 else
@@ -77,10 +56,11 @@ return bad
 """
 """KEYS: a host's ``out`` and ``meta`` hashes and its ``outpack``. ARGV: HEAD records (LocalID, byte
 count) of the host's source pages, their packed edges back to back, and the pack's head (count
-and HEAD records of the pages with edges). Sets each page's edges (none: deletes them), marks it
-stored (existing metadata kept) and leaves the host's pack current — the one sent when these
-pages are all of its ``out`` hash, else rebuilt from the hash: one atomic call per host. Returns
-the malformed records of ``out`` left out of a rebuilt pack (``key<TAB>problem`` each)."""
+and HEAD records of the pages with edges). Sets each page's edges (``SET_OUT``, as ``put_pages``
+does; none: deletes them), marks it stored (existing metadata kept) and leaves the host's pack
+current — the one sent when these pages are all of its ``out`` hash, else rebuilt from the hash:
+one atomic call per host. Returns the malformed records of ``out`` left out of a rebuilt pack
+(``key<TAB>problem`` each)."""
 HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
 UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 """What no URL of an edge line may hold: control characters other than the tab and line ends that
