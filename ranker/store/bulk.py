@@ -2,12 +2,11 @@
 
 Lines are split, plain weights parsed and URLs interned as bytes by compiled kernels
 (``_scan``); each distinct URL is normalised once (``urlids``: a URL already in normal form is
-split in place, a URL with a port by ``split_normal``, anything else by
-``settings.urls.normalize_url``) and IDs are assigned per host batch (one Lua call each,
-pipelined, names and IDs packed). Edges become integer arrays, duplicate links are summed and self-links dropped with numpy, and
-every source page's packed out-edges are written per host in a few large HSETs. As with
-``put_pages``, a source's edges replace the ones stored for it, and the change stream names
-the pages stored.
+split in place, any other by ``settings.urls.normalize_url``) and IDs are assigned per host
+batch (one Lua call each, pipelined, names and IDs packed). Edges become integer arrays,
+duplicate links are summed and self-links dropped with numpy, and every source page's packed
+out-edges are written per host in a few large HSETs. As with ``put_pages``, a source's edges
+replace the ones stored for it, and the change stream names the pages stored.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TextIO
 
 import numpy as np
@@ -29,11 +27,10 @@ from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, HEAD
 from rankcrawl.ranker.store.outpack import PACK, SET_OUT, TYPED
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import UrlIds
-from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
+from rankcrawl.settings.urls import url_problem
 
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 CALLS_PER_PIPELINE = 64
-LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 WRITE_PAGES = CHECKED + "local KINDS = {'hash', 'hash', 'string'}\n" + TYPED + SET_OUT + """
 local pack_key = KEYS[3]
 for a = 1, #lids, 1000 do
@@ -61,11 +58,9 @@ does; none: deletes them), marks it stored (existing metadata kept) and leaves t
 current — the one sent when these pages are all of its ``out`` hash, else rebuilt from the hash:
 one atomic call per host. Returns the malformed records of ``out`` left out of a rebuilt pack
 (``key<TAB>problem`` each)."""
-HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
 UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 """What no URL of an edge line may hold: control characters other than the tab and line ends that
 separate fields and lines, and lone surrogates (bytes that were not UTF-8)."""
-NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
 
 
 @dataclass(frozen=True)
@@ -75,26 +70,6 @@ class ImportReport:
     bad: int  # lines skipped
 
 
-@lru_cache(maxsize=1 << 16)
-def _plain_host(host: str) -> bool:
-    """True for a lower-case host of plain labels (no IDNA-sensitive ``--``): already normal."""
-    return HOST.fullmatch(host) is not None and "--" not in host
-
-
-def split_normal(url: str, max_length: int = MAX_URL_LENGTH) -> tuple[str, str] | None:
-    """(host key, path+query) of ``url`` after normalisation; None if it is not http(s) or breaks the
-    URL contract."""
-    m = NORMAL.fullmatch(url)
-    if m is None or not _plain_host(m.group(2)) or "/." in m.group(4) or len(url) > max_length:
-        return host_and_path(url, max_length)  # IDNA-sensitive labels, dot segments, length
-    scheme, host, port, path = m.groups()
-    if port is not None:
-        if int(port) > 65535 or int(port) == DEFAULT_PORTS[scheme]:
-            return host_and_path(url, max_length)
-        host = f"{host}:{port}"
-    return f"{scheme}://{host}", path
-
-
 class EdgeImporter:
     """Reads edge lines into integer arrays, then writes them: ``import_lines(lines)``."""
 
@@ -102,7 +77,7 @@ class EdgeImporter:
         self.store = store
         self.report_bad = report_bad
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-import")  # Redis round trips, in order
-        self.ids = UrlIds(store, lambda url: split_normal(url, store.max_url_length), self.worker)
+        self.ids = UrlIds(store, lambda url: host_and_path(url, store.max_url_length), self.worker)
         self.src: list[np.ndarray] = []
         self.dst: list[np.ndarray] = []
         self.weight: list[np.ndarray] = []

@@ -2,8 +2,8 @@
 its (HostID, LocalID) once, with no Python object per URL on the common path.
 
 Raw URLs are interned as bytes (``_scan.intern``). A new URL already in normal form
-(``_scan.normal_host_end``, the same forms ``bulk.split_normal`` recognises) is split into host
-key and path in place; any other goes through ``settings.urls.normalize_url``. Paths get their
+(``_scan.normal_host_end``, a subset of the forms ``settings.urls.normalize_url`` leaves as they
+are) is split into host key and path in place; any other goes through ``normalize_url``. Paths get their
 LocalIDs per host batch from one Lua call (``assign.ASSIGN_IDS``, as for ``GraphStore.ids``).
 """
 
