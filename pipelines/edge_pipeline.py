@@ -50,12 +50,11 @@ from rankcrawl.pipelines.page_result import PageResult
 from rankcrawl.ranker.store.corrupt import CorruptValue, key_in, wrong_type
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler, shared_if_built
-from rankcrawl.settings.connection import RedisUnavailable, connect
+from rankcrawl.settings.connection import RedisUnavailable, connect, outage_delay
 from rankcrawl.settings.urls import MAX_URL_LENGTH
 
 logger = logging.getLogger(__name__)
 
-BACKOFF_START, BACKOFF_MAX = 0.1, 5.0
 BACKPRESSURE_POLL = 0.05
 RECENT_PAGES = 4096
 LOGGED_FAILURES = 10
@@ -141,7 +140,7 @@ class EdgeWriter:
 
     def _run(self) -> None:
         store: GraphStore | None = None
-        delay = BACKOFF_START
+        failures = 0
         while True:
             with self.cond:
                 while not self.buffer and not self.closing:
@@ -161,16 +160,17 @@ class EdgeWriter:
                     self._failed(batch, exc)
                 else:
                     self.retries += 1
+                    delay = outage_delay(failures)
+                    failures += 1
                     logger.warning("rankcrawl: Redis write failed (%s); %d pages buffered, retry in %.1fs",
                                    exc, len(self.buffer), delay)
                     time.sleep(delay)
-                    delay = min(2 * delay, BACKOFF_MAX)
                     continue
             finally:
                 if store is not None:
                     self.corrupt = dict(store.corruption.counts)
                     self.rejected_urls = store.rejected_urls
-            delay = BACKOFF_START
+            failures = 0
             with self.cond:
                 for _ in batch:
                     self.buffer.popleft()

@@ -43,7 +43,7 @@ from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
-from rankcrawl.settings.connection import connect, embedded_server
+from rankcrawl.settings.connection import connect, embedded_server, retry_until
 from rankcrawl.settings.defaults import DEFAULTS
 
 logger = logging.getLogger(__name__)
@@ -208,18 +208,16 @@ class PageAnalyzer:
 
     def _write(self, repush: list[tuple[str, Edges]]) -> int:
         """Store re-pushed edges left at close directly (the edge pipeline may be closed); pages left."""
-        deadline = time.monotonic() + self.flush_timeout
-        while True:
-            try:
-                store = GraphStore(connect(self.redis_url), self.prefix)
-                records = [PageRecord(u, list(e), store.meta(u) or {}) for u, e in repush]
-                store.put_pages(records)
-                return 0
-            except (*REDIS_AWAY, redis.RedisError) as exc:
-                if time.monotonic() > deadline:
-                    logger.error("rankcrawl: %d re-pushed pages not stored: %s", len(repush), exc)
-                    return len(repush)
-                time.sleep(0.5)
+        def write() -> None:
+            store = GraphStore(connect(self.redis_url), self.prefix)
+            store.put_pages([PageRecord(u, list(e), store.meta(u) or {}) for u, e in repush])
+
+        try:
+            retry_until(time.monotonic() + self.flush_timeout, write, (*REDIS_AWAY, redis.RedisError))
+            return 0
+        except (*REDIS_AWAY, redis.RedisError) as exc:
+            logger.error("rankcrawl: %d re-pushed pages not stored: %s", len(repush), exc)
+            return len(repush)
 
 
 def process_cpu() -> float:

@@ -15,7 +15,7 @@ when the target arrives.
 Outage (Redis stopped, restarting, read-only, out of memory): the page is decided with what the
 process already knows of its host (its remembered key statuses; the per-page decision otherwise),
 flagged ``fallback``, and kept in a bounded backlog (``buffer`` pages). Later pages retry with
-exponential backoff (redis-py's ``ExponentialBackoff``); once Redis answers, the backlog is replayed
+exponential backoff (``settings.connection.outage_delay``); once Redis answers, the backlog is replayed
 — each page's contribution applied, its decision redone, its edges re-pushed if they differ.
 ``close`` keeps replaying up to a timeout; ``unwritten`` counts pages whose contribution never
 reached Redis (backlog left, or dropped when the backlog overflowed).
@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 import redis
-from redis.backoff import ExponentialBackoff
 
 from rankcrawl.pipelines.linkweights import LexicalWeights, block_link_weights, check, class_keys
 from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, label_key
@@ -48,6 +47,7 @@ from rankcrawl.pipelines.sitedecide import (
     vote_keys,
 )
 from rankcrawl.pipelines.sitestate import SiteState, page_key, typed_keys
+from rankcrawl.settings.connection import outage_delay
 from rankcrawl.settings.urls import split_url
 
 logger = logging.getLogger(__name__)
@@ -90,7 +90,6 @@ class SiteAnalyzer:
         self.sum_repeated, self.text, self.buffer = sum_repeated, text, buffer
         self.backlog: deque[PageFacts] = deque()
         self.repush: list[tuple[str, Edges]] = []
-        self.backoff = ExponentialBackoff(cap=5.0, base=0.1)
         self.failures, self.next_try = 0, 0.0
         self.round_trips = self.fallbacks = self.replayed = self.dropped = self.repushed = 0
 
@@ -149,7 +148,7 @@ class SiteAnalyzer:
     # -- internals ----------------------------------------------------------------------------
     def _away(self, exc: BaseException) -> None:
         self.failures += 1
-        delay = self.backoff.compute(self.failures)
+        delay = outage_delay(self.failures)
         self.next_try = time.monotonic() + delay
         logger.warning("rankcrawl: site-level state unavailable (%s); per-page decisions, retry in %.1fs", exc, delay)
 

@@ -10,6 +10,8 @@ Every client made here has the one retry policy of rankcrawl (``retry_policy``):
 meets ConnectionError/TimeoutError is retried 3 times with exponential backoff and equal jitter
 (0.1–0.2, 0.2–0.4, 0.4–0.8 s: 0.7–1.4 s in all), which rides out a dropped connection or a quick
 restart; a longer outage reaches the caller, whose buffer and backpressure handle it and count it.
+A caller that tries again waits ``outage_delay`` between its tries (redis-py's exponential backoff,
+0.1 s doubling up to 5 s), or lets ``retry_until`` do the loop up to a deadline.
 The first contact in ``connect`` is not retried, so a wrong URL fails at once. Messages never show a
 password (``redact``); ``probe_writable`` tells a read-only replica or a full server apart at start.
 """
@@ -22,15 +24,16 @@ import logging
 import os
 import signal
 import socket
+import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 import redis
-from redis.backoff import EqualJitterBackoff, NoBackoff
+from redis.backoff import EqualJitterBackoff, ExponentialBackoff, NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
 
@@ -42,6 +45,8 @@ SOCKET_NAME = "valkey.sock"
 RETRIES = 3
 BACKOFF_BASE = 0.1
 BACKOFF_CAP = 1.0
+OUTAGE_BACKOFF = ExponentialBackoff(cap=5.0, base=0.1)
+MAX_DOUBLINGS = 64  # past the cap long before; keeps 2**failures a float
 PROBE_TTL_MS = 60_000
 MASK = "***"
 
@@ -54,6 +59,30 @@ def retry_policy() -> Retry:
     """rankcrawl's one retry policy: 3 retries on ConnectionError/TimeoutError, exponential backoff
     with equal jitter (base 0.1 s, cap 1 s)."""
     return Retry(EqualJitterBackoff(cap=BACKOFF_CAP, base=BACKOFF_BASE), RETRIES)
+
+
+def outage_delay(failures: int) -> float:
+    """Seconds a caller waits before its next try after ``failures`` consecutive failed ones (0:
+    the first failure) while Redis is away longer than ``retry_policy`` rides out: ``OUTAGE_BACKOFF``."""
+    return float(OUTAGE_BACKOFF.compute(min(failures, MAX_DOUBLINGS)))
+
+
+T = TypeVar("T")
+
+
+def retry_until(deadline: float, attempt: Callable[[], T], errors: tuple[type[BaseException], ...]) -> T:
+    """``attempt()``, tried again after each of ``errors`` with ``outage_delay`` waits, none past
+    ``deadline`` (``time.monotonic``); the error of a try that ends after it is raised."""
+    failures = 0
+    while True:
+        try:
+            return attempt()
+        except errors:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise
+            time.sleep(min(outage_delay(failures), left))
+            failures += 1
 
 
 def redact(url: str | None) -> str:

@@ -17,10 +17,12 @@ from rankcrawl.settings.connection import (
     RedisUnavailable,
     connect,
     embedded_server,
+    outage_delay,
     probe_writable,
     redact,
     resolve_redis_url,
     retry_policy,
+    retry_until,
 )
 
 
@@ -159,6 +161,33 @@ def test_retry_policy_retries_with_exponential_backoff() -> None:
     for n, (lo, hi) in enumerate([(0.1, 0.2), (0.2, 0.4), (0.4, 0.8)], 1):
         for _ in range(50):
             assert lo <= retry._backoff.compute(n) <= hi  # exponential, equal jitter
+
+
+def test_outage_delay_doubles_to_its_cap_and_never_overflows() -> None:
+    assert [outage_delay(n) for n in range(8)] == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]
+    assert outage_delay(10**6) == 5.0  # a long outage: no OverflowError
+
+
+def test_retry_until_retries_the_errors_given_up_to_the_deadline() -> None:
+    tries: list[float] = []
+
+    def flaky() -> str:
+        tries.append(time.monotonic())
+        if len(tries) < 3:
+            raise redis.ConnectionError("down")
+        return "ok"
+
+    assert retry_until(time.monotonic() + 5, flaky, (redis.ConnectionError,)) == "ok" and len(tries) == 3
+    with pytest.raises(ValueError):  # not one of the errors: at once
+        retry_until(time.monotonic() + 5, lambda: int("x"), (redis.ConnectionError,))
+
+    def down() -> None:
+        raise redis.ConnectionError("down")
+
+    start = time.monotonic()
+    with pytest.raises(redis.ConnectionError):
+        retry_until(start + 0.5, down, (redis.ConnectionError,))
+    assert 0.5 <= time.monotonic() - start < 1.0  # no wait past the deadline
 
 
 def test_client_retries_through_a_short_refusal(spare_server: ValkeyServer) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from rankcrawl.ranker.store import _scan
-from rankcrawl.ranker.store.bulk import split_normal
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import Table
 
@@ -38,7 +37,7 @@ def split_fast(urls: list[str]) -> list[tuple[str, str] | None]:
     cut = _scan.host_ends(buf, starts, ends)
     out = []
     for u, s, c, e in zip(urls, starts.tolist(), cut.tolist(), ends.tolist()):
-        out.append((buf[s:c].tobytes().decode(), buf[c:e].tobytes().decode()) if c >= 0 else split_normal(u))
+        out.append((buf[s:c].tobytes().decode(), buf[c:e].tobytes().decode()) if c >= 0 else host_and_path(u))
     return out
 
 
@@ -51,6 +50,18 @@ def test_recognised_urls_are_already_normal() -> None:
     ends = np.flatnonzero(buf == 10)
     recognised = int((_scan.host_ends(buf, np.concatenate([[0], ends[:-1] + 1]), ends) >= 0).sum())
     assert 3000 < recognised < len(urls)  # both paths exercised
+
+
+TRICKY = ["http://a.org/", "http://a.org", "http://A.org/x", "HTTP://a.org/x", "http://a.org:80/x", "https://a.org:443/",
+          "http://a.org:8080/p", "http://a.org:080/p", "http://a.org:99999/", "http://xn--bcher-kva.example/",
+          "http://a--b.org/", "http://a-.org/", "http://-a.org/", "http://a..b/x", "http://a.org./x", "http://" + "a" * 63 + ".org/",
+          "http://" + "a" * 64 + ".org/", "http://a.org/%7Ex", "http://a.org/x#f", "http://a.org/über", "http://a.org/./b",
+          "http://a.org/a/..", "http://a.org/.well-known/x", "http://a.org//double", "http://a.org/~u/_x-y.html",
+          "http://a.org/?", "http://a.org/a?b", "http://127.0.0.1/a", "http://a.org/a b", "https://a.org/A/B"]
+
+
+def test_compiled_path_agrees_on_tricky_urls() -> None:
+    assert split_fast(TRICKY) == [host_and_path(u) for u in TRICKY]
 
 
 def test_split_lines_and_plain_weights() -> None:

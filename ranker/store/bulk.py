@@ -2,12 +2,11 @@
 
 Lines are split, plain weights parsed and URLs interned as bytes by compiled kernels
 (``_scan``); each distinct URL is normalised once (``urlids``: a URL already in normal form is
-split in place, a URL with a port by ``split_normal``, anything else by
-``settings.urls.normalize_url``) and IDs are assigned per host batch (one Lua call each,
-pipelined, names and IDs packed). Edges become integer arrays, duplicate links are summed and self-links dropped with numpy, and
-every source page's packed out-edges are written per host in a few large HSETs. As with
-``put_pages``, a source's edges replace the ones stored for it, and the change stream names
-the pages stored.
+split in place, any other by ``settings.urls.normalize_url``) and IDs are assigned per host
+batch (one Lua call each, pipelined, names and IDs packed). Edges become integer arrays,
+duplicate links are summed and self-links dropped with numpy, and every source page's packed
+out-edges are written per host in a few large HSETs. As with ``put_pages``, a source's edges
+replace the ones stored for it, and the change stream names the pages stored.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TextIO
 
 import numpy as np
@@ -26,48 +24,26 @@ from rankcrawl.ranker.store import _scan
 from rankcrawl.ranker.store.corrupt import key_in
 from rankcrawl.ranker.store.graphstore import GraphStore
 from rankcrawl.ranker.store.hostedges import CHECKED, EDGE, HEAD
-from rankcrawl.ranker.store.outpack import PACK, TYPED
+from rankcrawl.ranker.store.outpack import PACK, SET_OUT, TYPED
 from rankcrawl.ranker.store.records import host_and_path
 from rankcrawl.ranker.store.urlids import UrlIds
-from rankcrawl.settings.urls import DEFAULT_PORTS, MAX_URL_LENGTH, url_problem
+from rankcrawl.settings.urls import url_problem
 
 CHARS_PER_CHUNK = 1 << 26  # read in pieces of ≈ 64 MiB (about a million lines), then to the line end
 CALLS_PER_PIPELINE = 64
-LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-WRITE_PAGES = CHECKED + "local KINDS = {'hash', 'hash', 'string'}\n" + TYPED + """
-local head, data, pos, pack_key = ARGV[1], ARGV[2], 1, KEYS[3]
-local lids, set, empty, n = {}, {}, {}, 0
-local function flush(cmd, key, args)
-  if #args > 0 then redis.call(cmd, key, unpack(args)) end
-  return {}
-end
-for i = 1, #head, 8 do
-  local lid, nbytes = struct.unpack('<I4I4', head, i)
-  lids[#lids + 1] = lid
-  if nbytes > 0 then
-    set[#set + 1] = lid
-    set[#set + 1] = string.sub(data, pos, pos + nbytes - 1)
-    pos = pos + nbytes
-    n = n + 1
-  else
-    empty[#empty + 1] = lid
-  end
-  if #set >= 2000 then set = flush('HSET', KEYS[1], set) end
-  if #empty >= 2000 then empty = flush('HDEL', KEYS[1], empty) end
-  if #lids >= 1000 or i + 8 > #head then
-    local known, stored = redis.call('HMGET', KEYS[2], unpack(lids)), {}
-    for j, l in ipairs(lids) do
-      if not known[j] then
-        stored[#stored + 1] = l
-        stored[#stored + 1] = '{}'
-      end
+WRITE_PAGES = CHECKED + "local KINDS = {'hash', 'hash', 'string'}\n" + TYPED + SET_OUT + """
+local pack_key = KEYS[3]
+for a = 1, #lids, 1000 do
+  local part = {unpack(lids, a, math.min(a + 999, #lids))}
+  local known, stored = redis.call('HMGET', KEYS[2], unpack(part)), {}
+  for j, l in ipairs(part) do
+    if not known[j] then
+      stored[#stored + 1] = l
+      stored[#stored + 1] = '{}'
     end
-    flush('HSET', KEYS[2], stored)
-    lids = {}
   end
+  if #stored > 0 then redis.call('HSET', KEYS[2], unpack(stored)) end
 end
-flush('HSET', KEYS[1], set)
-flush('HDEL', KEYS[1], empty)
 if redis.call('HLEN', KEYS[1]) == n then
   redis.call('SET', pack_key, ARGV[3] .. data)
 else
@@ -77,15 +53,14 @@ return bad
 """
 """KEYS: a host's ``out`` and ``meta`` hashes and its ``outpack``. ARGV: HEAD records (LocalID, byte
 count) of the host's source pages, their packed edges back to back, and the pack's head (count
-and HEAD records of the pages with edges). Sets each page's edges (none: deletes them), marks it
-stored (existing metadata kept) and leaves the host's pack current — the one sent when these
-pages are all of its ``out`` hash, else rebuilt from the hash: one atomic call per host. Returns
-the malformed records of ``out`` left out of a rebuilt pack (``key<TAB>problem`` each)."""
-HOST = re.compile(rf"(?:{LABEL}\.)*{LABEL}")
+and HEAD records of the pages with edges). Sets each page's edges (``SET_OUT``, as ``put_pages``
+does; none: deletes them), marks it stored (existing metadata kept) and leaves the host's pack
+current — the one sent when these pages are all of its ``out`` hash, else rebuilt from the hash:
+one atomic call per host. Returns the malformed records of ``out`` left out of a rebuilt pack
+(``key<TAB>problem`` each)."""
 UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 """What no URL of an edge line may hold: control characters other than the tab and line ends that
 separate fields and lines, and lone surrogates (bytes that were not UTF-8)."""
-NORMAL = re.compile(r"(https?)://([^/:?#@\\\s]+)(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9._~/-]*)")  # host checked by HOST
 
 
 @dataclass(frozen=True)
@@ -95,26 +70,6 @@ class ImportReport:
     bad: int  # lines skipped
 
 
-@lru_cache(maxsize=1 << 16)
-def _plain_host(host: str) -> bool:
-    """True for a lower-case host of plain labels (no IDNA-sensitive ``--``): already normal."""
-    return HOST.fullmatch(host) is not None and "--" not in host
-
-
-def split_normal(url: str, max_length: int = MAX_URL_LENGTH) -> tuple[str, str] | None:
-    """(host key, path+query) of ``url`` after normalisation; None if it is not http(s) or breaks the
-    URL contract."""
-    m = NORMAL.fullmatch(url)
-    if m is None or not _plain_host(m.group(2)) or "/." in m.group(4) or len(url) > max_length:
-        return host_and_path(url, max_length)  # IDNA-sensitive labels, dot segments, length
-    scheme, host, port, path = m.groups()
-    if port is not None:
-        if int(port) > 65535 or int(port) == DEFAULT_PORTS[scheme]:
-            return host_and_path(url, max_length)
-        host = f"{host}:{port}"
-    return f"{scheme}://{host}", path
-
-
 class EdgeImporter:
     """Reads edge lines into integer arrays, then writes them: ``import_lines(lines)``."""
 
@@ -122,7 +77,7 @@ class EdgeImporter:
         self.store = store
         self.report_bad = report_bad
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="rankcrawl-import")  # Redis round trips, in order
-        self.ids = UrlIds(store, lambda url: split_normal(url, store.max_url_length), self.worker)
+        self.ids = UrlIds(store, lambda url: host_and_path(url, store.max_url_length), self.worker)
         self.src: list[np.ndarray] = []
         self.dst: list[np.ndarray] = []
         self.weight: list[np.ndarray] = []

@@ -115,14 +115,10 @@ def get_many(store: GraphStore, keys: list[str]) -> list[bytes | None]:
     out: list[bytes | None] = []
     for i in range(0, len(keys), HOSTS_PER_PIPELINE):
         part = keys[i : i + HOSTS_PER_PIPELINE]
-
-        def run(part: list[str] = part) -> list[Any]:
-            pipe = store.client.pipeline(transaction=False)
-            for k in part:
-                pipe.get(k)
-            return store.replies(pipe)
-
-        got = run()
+        pipe = store.client.pipeline(transaction=False)
+        for k in part:
+            pipe.get(k)
+        got = store.replies(pipe)
         for k, r in zip(part, got):
             if isinstance(r, Exception):
                 store.corruption.add(k, "wrong type")
@@ -265,38 +261,29 @@ class RankPublisher:
         cluster = getattr(self.store.client, "nodes_manager", None) is not None
         step = HOSTS_PER_PIPELINE if cluster else HOSTS_PER_MSET
         for i in range(0, len(hids), step):
-
-            def run(i: int = i) -> None:
-                values = {self.keys.rank(h, epoch): np.asarray(vector(h), dtype="<f8").tobytes()
-                          for h in hids[i : i + step]}
-                if cluster:  # one slot per host: a SET each
-                    pipe = self.store.client.pipeline(transaction=False)
-                    for key, value in values.items():
-                        pipe.set(key, value)
-                    pipe.execute()
-                else:
-                    self.store.client.mset(values)
-
-            run()
+            values = {self.keys.rank(h, epoch): np.asarray(vector(h), dtype="<f8").tobytes() for h in hids[i : i + step]}
+            if cluster:  # one slot per host: a SET each
+                pipe = self.store.client.pipeline(transaction=False)
+                for key, value in values.items():
+                    pipe.set(key, value)
+                pipe.execute()
+            else:
+                self.store.client.mset(values)
 
     def _write_tables(self, epoch: int, base: int | None, host_sums: dict[int, float], top: dict[str, float]) -> None:
         names = dict(zip(host_sums, self.store.host_names(host_sums)))
         hostrank = {names[h]: s for h, s in host_sums.items() if names[h] is not None}
         top_key, host_key = self.keys.top(epoch), self.keys.hostrank(epoch)
-
-        def run() -> None:
-            pipe = self.store.client.pipeline(transaction=False)
-            pipe.delete(top_key)
-            pipe.delete(host_key)
-            if base is not None:
-                pipe.copy(self.keys.hostrank(base), host_key)
-            for key, mapping in ((top_key, top), (host_key, hostrank)):
-                items = list(mapping.items())
-                for j in range(0, len(items), 5000):
-                    pipe.zadd(key, dict(items[j : j + 5000]))
-            pipe.execute()
-
-        run()
+        pipe = self.store.client.pipeline(transaction=False)
+        pipe.delete(top_key)
+        pipe.delete(host_key)
+        if base is not None:
+            pipe.copy(self.keys.hostrank(base), host_key)
+        for key, mapping in ((top_key, top), (host_key, hostrank)):
+            items = list(mapping.items())
+            for j in range(0, len(items), 5000):
+                pipe.zadd(key, dict(items[j : j + 5000]))
+        pipe.execute()
 
     # -- cleaning --------------------------------------------------------------------------
     def clean(self) -> None:
@@ -337,14 +324,10 @@ class RankPublisher:
         step = HOSTS_PER_PIPELINE if cluster else KEYS_PER_UNLINK
         for i in range(0, len(keys), step):
             part = keys[i : i + step]
-
-            def run(part: list[str] = part) -> None:
-                if not cluster:
-                    self.store.client.unlink(*part)
-                    return
-                pipe = self.store.client.pipeline(transaction=False)
-                for k in part:
-                    pipe.unlink(k)
-                pipe.execute()
-
-            run()
+            if not cluster:
+                self.store.client.unlink(*part)
+                continue
+            pipe = self.store.client.pipeline(transaction=False)
+            for k in part:
+                pipe.unlink(k)
+            pipe.execute()

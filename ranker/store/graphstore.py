@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 import redis
 
+from rankcrawl.ranker.store.assign import ARGS_PER_CALL, assigned, packed_names, queue_assign
 from rankcrawl.ranker.store.changestream import Changes, ChangeStream
 from rankcrawl.ranker.store.corrupt import Corruption, CorruptValue, key_in, parse_int, parse_text, wrong_type
 from rankcrawl.ranker.store.hostedges import (
@@ -40,43 +41,8 @@ from rankcrawl.ranker.store.records import PageRecord, host_and_path, pack_links
 from rankcrawl.settings.keys import DEFAULT_PREFIX, Keys
 from rankcrawl.settings.urls import MAX_URL_LENGTH, url_problem
 
-ARGS_PER_CALL = 3000
 HOST_CHUNK = 256
 LOAD_CHUNK = 1024  # hosts per MGET and HOST_SETS call of a cold load (one server)
-
-ASSIGN_IDS = """
-for _, key in ipairs(KEYS) do
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'hash' and kind ~= 'none' then return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind) end
-end
-local n = redis.call('HLEN', KEYS[1])
-local first = n
-local ids = redis.call('HMGET', KEYS[1], unpack(ARGV))
-local fwd, back = {}, {}
-for i, name in ipairs(ARGV) do
-  if ids[i] then
-    local v = ids[i]
-    if #v <= 10 and string.match(v, '^%d+$') and tonumber(v) < first then ids[i] = tonumber(v) else ids[i] = -1 end
-  else
-    ids[i] = n
-    fwd[#fwd + 1] = name
-    fwd[#fwd + 1] = n
-    back[#back + 1] = n
-    back[#back + 1] = name
-    n = n + 1
-  end
-end
-if #fwd > 0 then
-  redis.call('HSET', KEYS[1], unpack(fwd))
-  redis.call('HSET', KEYS[2], unpack(back))
-end
-ids[#ARGV + 1] = #fwd / 2
-return ids
-"""
-"""KEYS: name→id hash, id→name hash (same hash tag). ARGV: distinct names. Returns their ids
-(new names get the next numbers; -1 where the stored ID is not a number below the count) and,
-last, how many were new; one call per host batch of up to ARGS_PER_CALL names. A key of
-another type: a WRONGTYPE error naming it."""
 
 PATHS_OF = """
 local out, bad, j = {}, {}, 1
@@ -118,8 +84,7 @@ class GraphStore(ChangeStream):
     # -- IDs ------------------------------------------------------------------------------
     def _assign(self, pipe: Any, name_key: str, id_key: str, names: list[str]) -> None:
         for i in range(0, len(names), ARGS_PER_CALL):
-            chunk = names[i : i + ARGS_PER_CALL]
-            pipe.execute_command("EVAL", ASSIGN_IDS, 2, name_key, id_key, *chunk)
+            queue_assign(pipe, name_key, id_key, *packed_names(names[i : i + ARGS_PER_CALL]))
 
     def host_ids(self, host_keys: list[str], create: bool = True) -> dict[str, int]:
         """HostIDs of host keys (``scheme://host[:port]``); unknown ones omitted unless ``create``."""
@@ -127,19 +92,18 @@ class GraphStore(ChangeStream):
         if not unique:
             return {}
 
-        def run() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            if create:
-                self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
-            else:
-                pipe.hlen(self.keys.hosts)
-                pipe.hmget(self.keys.hosts, unique)
-            got = pipe.execute()
-            if create:
-                return [x for res in got for x in res[:-1]]
-            return [None if i is None else self._parse_id(i, self.keys.hosts, h, got[0]) for h, i in zip(unique, got[1])]
-
-        return {h: int(i) for h, i in zip(unique, self._checked_ids(run(), self.keys.hosts, unique)) if i is not None}
+        pipe = self.client.pipeline(transaction=False)
+        if create:
+            self._assign(pipe, self.keys.hosts, self.keys.hostnames, unique)
+        else:
+            pipe.hlen(self.keys.hosts)
+            pipe.hmget(self.keys.hosts, unique)
+        got = pipe.execute()
+        if create:
+            ids = [x for res in got for x in assigned(res)[0].tolist()]
+        else:
+            ids = [None if i is None else self._parse_id(i, self.keys.hosts, h, got[0]) for h, i in zip(unique, got[1])]
+        return {h: int(i) for h, i in zip(unique, self._checked_ids(ids, self.keys.hosts, unique)) if i is not None}
 
     def _parse_id(self, raw: Any, key: str, name: str, limit: int) -> int | None:
         """A stored ID read back (HMGET): a number below the count, else None (counted)."""
@@ -183,18 +147,14 @@ class GraphStore(ChangeStream):
             if s and s[0] in hids:
                 by_host[hids[s[0]]].add(s[1])
         order = [(hid, sorted(paths)) for hid, paths in by_host.items()]
-
-        def run() -> list[Any]:
-            pipe = self.client.pipeline(transaction=False)
-            for hid, paths in order:
-                if create:
-                    self._assign(pipe, self.keys.urls(hid), self.keys.paths(hid), paths)
-                else:
-                    pipe.hlen(self.keys.urls(hid))
-                    pipe.hmget(self.keys.urls(hid), paths)
-            return self.replies(pipe)
-
-        results = iter(run())
+        pipe = self.client.pipeline(transaction=False)
+        for hid, paths in order:
+            if create:
+                self._assign(pipe, self.keys.urls(hid), self.keys.paths(hid), paths)
+            else:
+                pipe.hlen(self.keys.urls(hid))
+                pipe.hmget(self.keys.urls(hid), paths)
+        results = iter(self.replies(pipe))
         lids: dict[tuple[int, str], int] = {}
         self.grown_hosts = set()
         for hid, paths in order:
@@ -207,9 +167,10 @@ class GraphStore(ChangeStream):
                     self.corruption.add(key_in(res if isinstance(res, Exception) else res[0]), "wrong type", len(part))
                     got += [None] * len(part)
                 elif create:
-                    if res[-1]:
+                    assigned_lids, new = assigned(res)
+                    if new:
                         self.grown_hosts.add(hid)
-                    got += self._checked_ids(res[:-1], urls_key, part)
+                    got += self._checked_ids(assigned_lids.tolist(), urls_key, part)
                 else:
                     got += [None if v is None else self._parse_id(v, urls_key, p, res[0]) for p, v in zip(part, res[1])]
             lids.update({(hid, p): int(lid) for p, lid in zip(paths, got) if lid is not None})
@@ -237,18 +198,14 @@ class GraphStore(ChangeStream):
                     calls.append(([], []))
                 calls[-1][0].append(self.keys.paths(h))
                 calls[-1][1].extend([len(part), *part])
-
-        def run() -> list[Any]:
-            if not hosts:
-                return [[]]
-            call = script(self.client, PATHS_OF)
-            pipe = self.client.pipeline(transaction=False)
-            pipe.hmget(self.keys.hostnames, hosts)
-            for keys, args in calls:
-                pipe.execute_command(*call, len(keys), *keys, *args)
-            return pipe.execute()
-
-        names, *paths = run()
+        if not hosts:
+            return []
+        call = script(self.client, PATHS_OF)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.keys.hostnames, hosts)
+        for keys, args in calls:
+            pipe.execute_command(*call, len(keys), *keys, *args)
+        names, *paths = pipe.execute()
         for _, bad in paths:
             for key in bad:
                 self.corruption.add(key.decode(errors="replace"), "wrong type")
@@ -329,25 +286,21 @@ class GraphStore(ChangeStream):
         for hid, lid, packed, *_ in writes:
             out[hid][0].append(lid)
             out[hid][1].append(packed)
-
-        def run() -> None:
-            pipe = self.client.pipeline(transaction=False)
-            for hid, (lids, values) in out.items():  # out-edges and the host's pack: one atomic call per host
-                write_out(pipe, self.keys, hid, lids, values)
-            for hid, lid, _, meta, gone, fetched in writes:
-                if gone:
-                    pipe.sadd(self.keys.gone(hid), lid)
-                elif fetched:  # answered again: a page of the graph, not gone, not an alias
-                    pipe.srem(self.keys.gone(hid), lid)
-                    pipe.hdel(self.keys.alias(hid), lid)
-                if meta is None:  # no metadata: keep the stored one (a re-push), mark it stored
-                    pipe.hsetnx(self.keys.meta(hid), lid, "{}")
-                else:
-                    pipe.hset(self.keys.meta(hid), lid, meta)
-            pipe.execute()
-            self.announce(stored[:, 0], stored[:, 1], grown)
-
-        run()
+        pipe = self.client.pipeline(transaction=False)
+        for hid, (lids, values) in out.items():  # out-edges and the host's pack: one atomic call per host
+            write_out(pipe, self.keys, hid, lids, values)
+        for hid, lid, _, meta, gone, fetched in writes:
+            if gone:
+                pipe.sadd(self.keys.gone(hid), lid)
+            elif fetched:  # answered again: a page of the graph, not gone, not an alias
+                pipe.srem(self.keys.gone(hid), lid)
+                pipe.hdel(self.keys.alias(hid), lid)
+            if meta is None:  # no metadata: keep the stored one (a re-push), mark it stored
+                pipe.hsetnx(self.keys.meta(hid), lid, "{}")
+            else:
+                pipe.hset(self.keys.meta(hid), lid, meta)
+        pipe.execute()
+        self.announce(stored[:, 0], stored[:, 1], grown)
         return len(writes)
 
     def put_redirect(self, from_url: str, to_url: str, meta: dict[str, Any] | None = None) -> None:
@@ -369,17 +322,13 @@ class GraphStore(ChangeStream):
             return
         packed = np.array([target], dtype=PAIR).tobytes()
         record = json.dumps(meta or {"redirect": to_url}, sort_keys=True, default=str)
-
-        def run() -> None:
-            pipe = self.client.pipeline(transaction=False)
-            write_out(pipe, self.keys, hid, [lid], [b""])
-            pipe.srem(self.keys.gone(hid), lid)
-            pipe.hset(self.keys.alias(hid), lid, packed)
-            pipe.hset(self.keys.meta(hid), lid, record)
-            pipe.execute()
-            self.announce(np.array([hid]), np.array([lid]), grown)
-
-        run()
+        pipe = self.client.pipeline(transaction=False)
+        write_out(pipe, self.keys, hid, [lid], [b""])
+        pipe.srem(self.keys.gone(hid), lid)
+        pipe.hset(self.keys.alias(hid), lid, packed)
+        pipe.hset(self.keys.meta(hid), lid, record)
+        pipe.execute()
+        self.announce(np.array([hid]), np.array([lid]), grown)
 
     def meta(self, url: str) -> dict[str, Any] | None:
         """The stored metadata of a page (None if it was never stored as a page)."""
@@ -424,17 +373,12 @@ class GraphStore(ChangeStream):
         """``HOST_PACKED`` replies of ``hids``, one pipeline of ``chunk`` script calls at a time."""
         cluster = getattr(self.client, "nodes_manager", None) is not None  # cluster pipelines refuse EVALSHA
         call = ("EVAL", HOST_PACKED) if cluster else ("EVALSHA", self.client.script_load(HOST_PACKED) if hids else "")
+        k = self.keys
         for i in range(0, len(hids), chunk):
-            part = hids[i : i + chunk]
-
-            def run(part: Any = part) -> list[Any]:
-                pipe = self.client.pipeline(transaction=False)
-                k = self.keys
-                for hid in part:
-                    pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
-                return pipe.execute()
-
-            yield run()
+            pipe = self.client.pipeline(transaction=False)
+            for hid in hids[i : i + chunk]:
+                pipe.execute_command(*call, 4, k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
+            yield pipe.execute()
 
     def load_hosts(self, host_ids: Iterable[int], chunk: int = HOST_CHUNK) -> dict[int, HostEdges]:
         """Page counts, out-edges, gone pages and redirects of the given hosts: one ``HOST_PACKED``
@@ -527,22 +471,18 @@ class GraphStore(ChangeStream):
         call = ("EVAL", PAGES_PACKED) if cluster else ("EVALSHA", self.client.script_load(PAGES_PACKED) if order else "")
         result: dict[int, HostEdges] = {}
         bad: list[list[bytes]] = []
+        k = self.keys
         for i in range(0, len(order), HOST_CHUNK):
             part = order[i : i + HOST_CHUNK]
-
-            def run(part: list[int] = part) -> list[Any]:
-                pipe = self.client.pipeline(transaction=False)
-                k = self.keys
-                for hid in part:
-                    keys = (k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
-                    if not groups[hid]:
-                        pipe.hlen(keys[0])
-                    lids = np.asarray(groups[hid], dtype="<u4")
-                    for j in range(0, len(lids), ARGS_PER_CALL):
-                        pipe.execute_command(*call, 4, *keys, lids[j : j + ARGS_PER_CALL].tobytes())
-                return self.replies(pipe)
-
-            res = iter(run())
+            pipe = self.client.pipeline(transaction=False)
+            for hid in part:
+                host_keys = (k.paths(hid), k.out(hid), k.gone(hid), k.alias(hid))
+                if not groups[hid]:
+                    pipe.hlen(host_keys[0])
+                lids = np.asarray(groups[hid], dtype="<u4")
+                for j in range(0, len(lids), ARGS_PER_CALL):
+                    pipe.execute_command(*call, 4, *host_keys, lids[j : j + ARGS_PER_CALL].tobytes())
+            res = iter(self.replies(pipe))
             for hid in part:
                 ls = groups[hid]
                 if not ls:

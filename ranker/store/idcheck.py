@@ -2,7 +2,7 @@
 anything is sized by them (``store.corrupt``).
 
 HostIDs are dense from 0 and counted by the ``hosts`` hash, a host's LocalIDs by its ``urls``
-hash (the ID-assigning scripts number new names from their length). A load reads those counters
+hash (``assign.ASSIGN_IDS`` numbers new names from their length). A load reads those counters
 after the records, so every ID a writer handed out before the record was stored is below them;
 an ID at or above them is corrupt, and so is a weight that is not a finite positive number. The
 records holding one are dropped and counted per key, the rest is kept.

@@ -3,9 +3,9 @@
 The ``out`` hash holds one field per source page, which costs a round of parsing per page on
 both sides when a whole host is read. Beside it, ``rc:{h<id>}:outpack`` holds the same edges as
 one value: uint32 n, then n HEAD records (LocalID, byte count), then the packed edges in that
-order. Every write to ``out`` goes through ``WRITE_OUT`` (or the bulk importer's script), which
-deletes the pack in the same atomic step, so a pack that exists equals its ``out`` hash;
-``PACK_HOST`` rebuilds one atomically. A cold load reads the packs of many hosts with one MGET
+order. Every write to ``out`` goes through ``SET_OUT``: in ``WRITE_OUT``, which deletes the pack
+in the same atomic step, or in the bulk importer's script, which leaves it current; so a pack that
+exists equals its ``out`` hash. ``PACK_HOST`` rebuilds one atomically. A cold load reads the packs of many hosts with one MGET
 and their page counts, gone sets and redirects with one ``HOST_SETS`` call (each kind joined on
 the server), and decodes all hosts at once.
 """
@@ -30,26 +30,38 @@ end
 """Lua prelude of a script that writes: a WRONGTYPE error naming the first of its KEYS that holds
 another type than ``KINDS`` (a Lua table of type names, one per key) says, before anything is written."""
 
-WRITE_OUT = "local KINDS = {'hash', 'string'}\n" + TYPED + """
+SET_OUT = """
 local head, data, pos = ARGV[1], ARGV[2], 1
-local set, empty = {}, {}
+local lids, set, empty, n = {}, {}, {}, 0
+local function flush(cmd, args)
+  if #args > 0 then redis.call(cmd, KEYS[1], unpack(args)) end
+  return {}
+end
 for i = 1, #head, 8 do
   local lid, nbytes = struct.unpack('<I4I4', head, i)
+  lids[#lids + 1] = lid
   if nbytes > 0 then
     set[#set + 1] = lid
     set[#set + 1] = string.sub(data, pos, pos + nbytes - 1)
     pos = pos + nbytes
+    n = n + 1
   else
     empty[#empty + 1] = lid
   end
+  if #set >= 2000 then set = flush('HSET', set) end
+  if #empty >= 2000 then empty = flush('HDEL', empty) end
 end
-if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
-if #empty > 0 then redis.call('HDEL', KEYS[1], unpack(empty)) end
-redis.call('DEL', KEYS[2])
+flush('HSET', set)
+flush('HDEL', empty)
 """
-"""KEYS: a host's ``out`` hash and ``outpack``. ARGV: HEAD records (LocalID, byte count) of up to a
-few thousand pages and their packed edges back to back. Sets each page's edges (none: deletes
-them) and drops the pack, atomically."""
+"""Lua (after ``TYPED``): the one writer of the ``out`` hash (KEYS[1]). ARGV[1]: HEAD records
+(LocalID, byte count) of any number of pages; ARGV[2]: their packed edges back to back. Sets each
+page's edges (none: deletes them), a few thousand fields a command; leaves ``lids`` (the pages, in
+order), ``data`` (ARGV[2]) and ``n`` (how many pages have edges) to the script around it."""
+
+WRITE_OUT = "local KINDS = {'hash', 'string'}\n" + TYPED + SET_OUT + "redis.call('DEL', KEYS[2])\n"
+"""KEYS: a host's ``out`` hash and ``outpack``. ARGV: as ``SET_OUT``. Sets each page's edges and
+drops the pack, atomically."""
 
 PACK = "local out_key = KEYS[1]\n" + OUT_RECORDS + """
 local pack_kind = redis.call('TYPE', pack_key).ok

@@ -2,9 +2,9 @@
 its (HostID, LocalID) once, with no Python object per URL on the common path.
 
 Raw URLs are interned as bytes (``_scan.intern``). A new URL already in normal form
-(``_scan.normal_host_end``, the same forms ``bulk.split_normal`` recognises) is split into host
-key and path in place; any other goes through ``settings.urls.normalize_url``. Paths get their
-LocalIDs per host batch from one Lua call (``ASSIGN_PACKED``: names and IDs travel packed).
+(``_scan.normal_host_end``, a subset of the forms ``settings.urls.normalize_url`` leaves as they
+are) is split into host key and path in place; any other goes through ``normalize_url``. Paths get their
+LocalIDs per host batch from one Lua call (``assign.ASSIGN_IDS``, as for ``GraphStore.ids``).
 """
 
 from __future__ import annotations
@@ -16,54 +16,11 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.ranker.store import _scan
+from rankcrawl.ranker.store.assign import ARGS_PER_CALL, assigned, queue_assign
 from rankcrawl.ranker.store.corrupt import key_in, wrong_type
-from rankcrawl.ranker.store.graphstore import ARGS_PER_CALL, GraphStore
+from rankcrawl.ranker.store.graphstore import GraphStore
 
 CALLS_PER_PIPELINE = 256
-CORRUPT = 0xFFFFFFFF
-ASSIGN_PACKED = "local CORRUPT = 4294967295\n" + """
-local blob, lens, names, pos = ARGV[1], ARGV[2], {}, 1
-for i = 1, #lens, 4 do
-  local len = struct.unpack('<I4', lens, i)
-  names[#names + 1] = string.sub(blob, pos, pos + len - 1)
-  pos = pos + len
-end
-for _, key in ipairs(KEYS) do
-  local kind = redis.call('TYPE', key).ok
-  if kind ~= 'hash' and kind ~= 'none' then return redis.error_reply('WRONGTYPE key ' .. key .. ' holds a ' .. kind) end
-end
-local n = redis.call('HLEN', KEYS[1])
-local first = n
-local ids = redis.call('HMGET', KEYS[1], unpack(names))
-local fwd, back, seen, out = {}, {}, {}, {}
-for i, name in ipairs(names) do
-  local id = seen[name]
-  local v = ids[i]
-  if v then
-    id = CORRUPT
-    if #v <= 10 and string.match(v, '^%d+$') and tonumber(v) < first then id = tonumber(v) end
-  end
-  if not id then
-    id = n
-    n = n + 1
-    seen[name] = id
-    fwd[#fwd + 1] = name
-    fwd[#fwd + 1] = id
-    back[#back + 1] = id
-    back[#back + 1] = name
-  end
-  out[i] = struct.pack('<I4', id)
-end
-if #fwd > 0 then
-  redis.call('HSET', KEYS[1], unpack(fwd))
-  redis.call('HSET', KEYS[2], unpack(back))
-end
-return {table.concat(out), #fwd / 2}
-"""
-"""KEYS: a host's ``urls`` and ``paths`` hashes. ARGV: up to ARGS_PER_CALL paths back to back and
-their byte lengths (uint32). Returns their LocalIDs (uint32, packed; new paths get the next
-numbers, a path named twice one number, CORRUPT where the stored ID is not a number below the
-count) and how many were new. A key of another type: a WRONGTYPE error naming it."""
 
 
 class Table:
@@ -177,7 +134,7 @@ class UrlIds:
         self._parts.append(self.worker.submit(run))
 
     def _local_ids(self, hid: np.ndarray, paths: np.ndarray, path_len: np.ndarray, path_end: np.ndarray) -> np.ndarray:
-        """LocalIDs of the paths (grouped by host): one ``ASSIGN_PACKED`` call per host batch."""
+        """LocalIDs of the paths (grouped by host): one ``ASSIGN_IDS`` call per host batch."""
         calls: list[tuple[int, int, int]] = []  # (hid, first, last) per call
         cuts = np.flatnonzero(np.diff(hid)) + 1
         for a, b in zip(np.concatenate([[0], cuts]).tolist(), np.concatenate([cuts, [len(hid)]]).tolist()):
@@ -190,8 +147,7 @@ class UrlIds:
             part = calls[j : j + CALLS_PER_PIPELINE]
             pipe: Any = self.store.client.pipeline(transaction=False)
             for h, a, b in part:
-                pipe.execute_command("EVAL", ASSIGN_PACKED, 2, keys.urls(h), keys.paths(h),
-                                     raw[starts[a] : path_end[b - 1]], path_len[a:b].tobytes())
+                queue_assign(pipe, keys.urls(h), keys.paths(h), raw[starts[a] : path_end[b - 1]], path_len[a:b].tobytes())
             for (h, a, b), res in zip(part, pipe.execute(raise_on_error=False)):
                 if isinstance(res, Exception):
                     if not wrong_type(res):
@@ -199,11 +155,10 @@ class UrlIds:
                     self.store.corruption.add(key_in(res), "wrong type", b - a)
                     out[a:b] = -1
                     continue
-                lids = np.frombuffer(res[0], dtype="<u4").astype(np.int64)
-                if (bad := int((lids == CORRUPT).sum())):
+                lids, new = assigned(res)
+                if (bad := int((lids < 0).sum())):
                     self.store.corruption.add(keys.urls(h), "stored LocalID is not a number below the count", bad)
-                    lids[lids == CORRUPT] = -1
                 out[a:b] = lids
-                if int(res[1]):
+                if new:
                     self.grown.add(h)
         return out
