@@ -43,7 +43,7 @@ from rankcrawl.pipelines.steps import PRESETS, preset
 from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
-from rankcrawl.settings.connection import connect, embedded_server, retry_until
+from rankcrawl.settings.connection import RedisUnavailable, connect, embedded_server, retry_until
 from rankcrawl.settings.defaults import DEFAULTS
 
 logger = logging.getLogger(__name__)
@@ -213,9 +213,9 @@ class PageAnalyzer:
             store.put_pages([PageRecord(u, list(e), store.meta(u) or {}) for u, e in repush])
 
         try:
-            retry_until(time.monotonic() + self.flush_timeout, write, (*REDIS_AWAY, redis.RedisError))
+            retry_until(time.monotonic() + self.flush_timeout, write, (*REDIS_AWAY, redis.RedisError, RedisUnavailable))
             return 0
-        except (*REDIS_AWAY, redis.RedisError) as exc:
+        except (*REDIS_AWAY, redis.RedisError, RedisUnavailable) as exc:
             logger.error("rankcrawl: %d re-pushed pages not stored: %s", len(repush), exc)
             return len(repush)
 
