@@ -28,7 +28,7 @@ from rankcrawl.pipelines.page_result import Edges, PageResult, result_of
 from rankcrawl.pipelines.pagefacts import PageFacts
 from rankcrawl.pipelines.sitelevel import SiteAnalyzer
 from rankcrawl.pipelines.worker_logs import capture, level, replay, traced
-from rankcrawl.pipelines.workers import Restarting, WorkerCrashed, forkserver, in_thread
+from rankcrawl.pipelines.workers import Restarting, WorkerCrashed, forkserver, ignore_interrupts, in_thread
 from rankcrawl.settings.connection import RedisUnavailable, connect, retry_policy
 
 logger = logging.getLogger(__name__)
@@ -127,6 +127,7 @@ _site: SiteAnalyzer | None = None
 
 def _start(spec: SiteSpec, log_level: int) -> None:
     global _site
+    ignore_interrupts()
     capture(log_level)
     _site = spec.build()
 

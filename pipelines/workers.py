@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import signal
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -49,9 +51,18 @@ def forkserver() -> Any:
     return ctx
 
 
+def ignore_interrupts() -> None:
+    """In a worker process: ignore SIGINT. A terminal's Ctrl-C reaches the whole foreground process
+    group; the crawl process stops its workers in order, so they must not die with a traceback first.
+    (A worker thread, with RANKCRAWL_ANALYSIS_WORKERS = 0, leaves the signal to the crawl.)"""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def warm(options: FactOptions, log_level: int) -> None:
-    """A worker's start: its log records kept for the crawl process (``worker_logs``), and a tiny page
-    analysed once, so compiled kernels and the classifier are loaded before real work."""
+    """A worker's start: SIGINT ignored, its log records kept for the crawl process (``worker_logs``),
+    and a tiny page analysed once, so compiled kernels and the classifier are loaded before real work."""
+    ignore_interrupts()
     capture(log_level)
     analyze_page("http://warm.invalid/", WARM_PAGE, "utf-8", options)
 

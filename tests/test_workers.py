@@ -63,3 +63,21 @@ def test_analyze_awaits_workers_with_at_most_two_pages_per_worker_in_flight(tmp_
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result == {"n": 12, "same": True, "peak": 4, "closed": True, "edges": [["http://w.test/p1", 1.0]]}
+
+
+def test_a_terminals_ctrl_c_leaves_the_workers_to_the_crawls_orderly_stop() -> None:
+    import os
+    import signal
+
+    pool = AnalysisPool(1, FactOptions())
+    pool.start()
+    try:
+        assert pool.executor is not None
+        body = PAGE.format(i=0, j=1).encode()
+        pool.executor.submit(analyze_page, "http://w.test/p0", body, "utf-8", pool.options).result()
+        for pid in list(pool.executor._processes):  # SIGINT, as Ctrl-C sends it to the foreground group
+            os.kill(pid, signal.SIGINT)
+        facts = pool.executor.submit(analyze_page, "http://w.test/p1", body, "utf-8", pool.options).result(timeout=30)
+        assert facts.url == "http://w.test/p1" and facts.outcome == "complete"
+    finally:
+        pool.close()
