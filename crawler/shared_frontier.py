@@ -170,6 +170,8 @@ class SharedFrontier(Base):
         self.counts_key = self.key + FRONTIER_HOSTS
         self.seq_key = self.key + FRONTIER_SEQ
         self.strategy, self.alpha = "breadth-first", 0.85
+        self.skipped = 0
+        """Entries taken and dropped because they did not decode to checked requests."""
         self._scripts = {name: self.server.register_script(src) for name, src in
                          (("enqueue", ENQUEUE), ("take", TAKE), ("rescore", RESCORE), ("put_back", PUT_BACK))}
         for src in (ENQUEUE, TAKE, RESCORE, PUT_BACK):
@@ -217,6 +219,7 @@ class SharedFrontier(Base):
             try:
                 out.append((fp.decode(), float(value), float(e), host.decode(), self._decode_request(data)))
             except Exception as exc:  # noqa: BLE001 - any failure to rebuild an entry means: skip it
+                self.skipped += 1
                 self._count("rankcrawl/frontier/skipped")
                 logger.warning("rankcrawl: skipped a frontier entry of %d bytes in %s: %s: %s",
                                len(data), self.requests_key, type(exc).__name__, str(exc)[:200])

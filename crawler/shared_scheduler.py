@@ -51,6 +51,8 @@ FLUSH_SIZE = 256
 """Buffered requests that trigger a write (the engine's next ``next_request`` call writes fewer)."""
 POP_SIZE = 1
 """Requests taken from the shared frontier per round trip."""
+TAKE_TRIES = 8
+"""Takes per request at most while the entries taken are bad ones (dropped): then the engine asks later."""
 HELD_MAX = 4 * POP_SIZE
 """Taken requests a process holds at most while their slots are busy."""
 IDLE_POLL = 0.25
@@ -179,10 +181,14 @@ class BatchedScheduler(Scheduler):
         entry = self.held.pop(busy)
         if entry is None and len(self.held) < HELD_MAX:
             full = [slot for slot in getattr(self._downloader, "slots", {}) if busy(slot)]
-            for fp, value, ev, host, taken in self.queue.take(POP_SIZE, full):
-                if fp not in self.held:
-                    self.held.push(fp, host, value, taken)
-                    self.held_evidence[fp] = ev
+            for _ in range(TAKE_TRIES):
+                skipped = self.queue.skipped
+                for fp, value, ev, host, taken in self.queue.take(POP_SIZE, full):
+                    if fp not in self.held:
+                        self.held.push(fp, host, value, taken)
+                        self.held_evidence[fp] = ev
+                if self.held or self.queue.skipped == skipped:
+                    break
             entry = self.held.pop(busy)
         if entry is None:
             if not self.held:
