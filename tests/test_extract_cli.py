@@ -204,3 +204,20 @@ def test_stdin_non_html_and_empty_inputs(tmp_path: Path) -> None:
         failed = subprocess.run([*CLI, *args], input=stdin, capture_output=True, timeout=120)
         assert failed.returncode == 1 and failed.stdout == b""
         assert failed.stderr.decode().strip() == says
+
+
+def test_inline_code_stays_in_its_sentence_and_dropped_links_are_reported() -> None:
+    page = (b"<html><body><p>Run <code>x = int(input(\"Please enter an integer: \"))</code> now, then read "
+            b"<a href='next.html'>the next part</a> and <a href='https://other.example/'>another site</a> of this "
+            b"paragraph, which has enough words to be the main text of the page.</p></body></html>")
+    done = subprocess.run([*CLI, "extract", "-"], input=page, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    assert 'Run x = int(input("Please enter an integer: ")) now, then read the next part' in row["text"]
+    assert [link["url"] for link in row["links"]] == ["https://other.example/"]
+    assert done.stderr.decode().strip() == ("rankcrawl: warning: -: 1 relative link dropped: no base URL "
+                                            "(give --url or --urls-from)")
+    with_url = subprocess.run([*CLI, "extract", "-", "--url", "http://site.example/a/"], input=page,
+                              capture_output=True, timeout=120)
+    assert with_url.returncode == 0 and with_url.stderr == b""
+    assert "http://site.example/a/next.html" in with_url.stdout.decode()

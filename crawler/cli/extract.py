@@ -22,7 +22,8 @@ import sys
 import tempfile
 import zlib
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 
 import click
 
@@ -31,6 +32,7 @@ from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, HardTimeout, Sandbox, Wor
 from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
 from rankcrawl.pipelines.budget import FULL_SHARE, PREFIX_SHARE, analyze_within
 from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
+from rankcrawl.pipelines.links import base_url
 from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
@@ -208,6 +210,9 @@ def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int,
                      f"only its first {PREFIX_SHARE:.1%} analysed")
     elif doc.truncated:
         notes.append(f"rankcrawl: warning: {shown}: larger than the page size limit, truncated")
+    if url is None and (dropped := unresolvable_links(doc.root)):
+        notes.append(f"rankcrawl: warning: {shown}: {dropped} relative link{'s' if dropped > 1 else ''} dropped: "
+                     "no base URL (give --url or --urls-from)")
     row = doc.to_json(name or str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
     line = json.dumps(row, ensure_ascii=False)
     try:
@@ -215,6 +220,19 @@ def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int,
     except UnicodeEncodeError:  # a lone surrogate (e.g. from a character reference): escape it
         line = json.dumps(row)
     return line, notes
+
+
+def unresolvable_links(root: Any) -> int:
+    """Anchors of a page analysed without a URL whose relative ``href`` nothing resolves (no ``<base href>``
+    with a scheme); 0 when the page has such a base."""
+    if root is None or base_url(root, None):
+        return 0
+    count = 0
+    for anchor in root.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if href and not href.startswith("#") and not urlsplit(href).scheme:
+            count += 1
+    return count
 
 
 def resolved(path: Path) -> Path | None:
