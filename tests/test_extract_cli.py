@@ -18,6 +18,10 @@ CLI = [sys.executable, "-c", "from rankcrawl.crawler.cli.main import main; main(
 PARA = "<p>" + "Rivers carry water from the hills down to the sea every single day. " * 4 + "</p>"
 
 
+ABSOLUTE = "https://river.example/next"
+"""A link that needs no base URL (a relative one without --url adds a warning line)."""
+
+
 def page(link: str = "/next") -> str:
     return (f"<html><head><title>River</title></head><body><h1>Rivers</h1>{PARA}"
             f"<p>{PARA[3:-4]} Read <a href='{link}'>the next part</a> of the story.</p>{PARA}</body></html>")
@@ -64,7 +68,7 @@ def test_folder_recursion_gz_and_map(tmp_path: Path) -> None:
 
 def test_bad_files_are_reported_and_the_rest_processed(tmp_path: Path) -> None:
     good = tmp_path / "good.html"
-    good.write_text(page())
+    good.write_text(page(ABSOLUTE))
     empty = tmp_path / "empty.html"
     empty.write_bytes(b"")
     binary = tmp_path / "bin.html"
@@ -129,8 +133,8 @@ def test_an_analysis_failure_is_one_line_and_the_batch_goes_on(tmp_path: Path, m
         return real(data, url, **kwargs)
 
     monkeypatch.setattr(extract_module, "analyze_within", failing)
-    (tmp_path / "a.html").write_text(page().replace("River", "poison"))
-    (tmp_path / "b.html").write_text(page())
+    (tmp_path / "a.html").write_text(page(ABSOLUTE).replace("River", "poison"))
+    (tmp_path / "b.html").write_text(page(ABSOLUTE))
     result, rows = run(str(tmp_path))
     assert result.exit_code == 1
     assert [Path(r["path"]).name for r in rows] == ["b.html"]
@@ -150,7 +154,7 @@ def test_fifo_and_devices_are_refused_without_reading(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.html"
     os.mkfifo(fifo)
     good = tmp_path / "good.html"
-    good.write_text(page())
+    good.write_text(page(ABSOLUTE))
     proc = cli(str(fifo), "/dev/zero", str(good), timeout=30)  # a FIFO read would block forever
     assert proc.returncode == 1
     errors = proc.stderr.strip().splitlines()

@@ -230,8 +230,11 @@ def unresolvable_links(root: Any) -> int:
     count = 0
     for anchor in root.iter("a"):
         href = (anchor.get("href") or "").strip()
-        if href and not href.startswith("#") and not urlsplit(href).scheme:
-            count += 1
+        try:
+            relative = bool(href) and not href.startswith("#") and not urlsplit(href).scheme
+        except ValueError:  # not a URL at all (e.g. a broken IPv6 host): no link either way
+            relative = False
+        count += relative
     return count
 
 
