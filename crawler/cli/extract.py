@@ -21,6 +21,7 @@ import stat
 import sys
 import tempfile
 import zlib
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
@@ -211,7 +212,8 @@ def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int,
     elif doc.truncated:
         notes.append(f"rankcrawl: warning: {shown}: larger than the page size limit, truncated")
     if url is None and (dropped := unresolvable_links(doc.root)):
-        notes.append(f"rankcrawl: warning: {shown}: {dropped} relative link{'s' if dropped > 1 else ''} dropped: "
+        many = f"{dropped} or more" if dropped == DROPPED_SCAN else str(dropped)
+        notes.append(f"rankcrawl: warning: {shown}: {many} relative link{'s' if dropped > 1 else ''} dropped: "
                      "no base URL (give --url or --urls-from)")
     row = doc.to_json(name or str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
     line = json.dumps(row, ensure_ascii=False)
@@ -222,13 +224,17 @@ def _extract_file(path: Path, url: str | None, timeout: float, max_bytes: int,
     return line, notes
 
 
+DROPPED_SCAN = 2_000
+"""Anchors ``unresolvable_links`` looks at, at most (a bounded check after the page's analysis)."""
+
+
 def unresolvable_links(root: Any) -> int:
-    """Anchors of a page analysed without a URL whose relative ``href`` nothing resolves (no ``<base href>``
-    with a scheme); 0 when the page has such a base."""
+    """Anchors, among the first ``DROPPED_SCAN``, of a page analysed without a URL whose relative ``href``
+    nothing resolves (no ``<base href>`` with a scheme); 0 when the page has such a base."""
     if root is None or base_url(root, None):
         return 0
     count = 0
-    for anchor in root.iter("a"):
+    for anchor in islice(root.iter("a"), DROPPED_SCAN):
         href = (anchor.get("href") or "").strip()
         try:
             relative = bool(href) and not href.startswith("#") and not urlsplit(href).scheme
