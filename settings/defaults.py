@@ -40,9 +40,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_FOLLOW_SCOPE", "all", "Links the crawl follows (content links first, template links last); "
             "none = only the spider's own requests.", Choice(FOLLOW_SCOPES)),
     Setting("RANKCRAWL_EDGE_SCOPE", "content", "Links that become graph edges (follow ≠ count).", Choice(EDGE_SCOPES)),
-    Setting("RANKCRAWL_LINK_WEIGHTING", "uniform", "Edge weights pushed to the graph (SPEC §2.5).", Choice(LINK_WEIGHTINGS)),
+    Setting("RANKCRAWL_LINK_WEIGHTING", "uniform", "Edge weights pushed to the graph (docs/ARCHITECTURE.md, Site-level).",
+            Choice(LINK_WEIGHTINGS)),
     Setting("RANKCRAWL_CLASSIFIER", None, "Boilerplate classifier; None → the analysis default.", CLASSIFIER),
-    Setting("RANKCRAWL_SITE_LEVEL", True, "Run the per-host template/block-weight analysis (SPEC §2.4) after per-page analysis.",
+    Setting("RANKCRAWL_SITE_LEVEL", True,
+            "Run the per-host template/block-weight analysis after per-page analysis (docs/ARCHITECTURE.md, Site-level).",
             Flag()),
     Setting("RANKCRAWL_MAX_PAGE_BYTES", 2_000_000, "Pages are analysed up to this many bytes; DOWNLOAD_MAXSIZE is 4× this.",
             Int(1)),
