@@ -21,7 +21,7 @@ from rankcrawl.pipelines.document import TextBlock
 from rankcrawl.pipelines.extensions import optional
 
 FORCE_GAP = frozenset("h1 h2 h3 h4 h5 h6 ul dl ol hr table address img script".split())
-NO_GAP = frozenset("a abbr b bdi bdo big br cite code data del dfn em font i ins kbd mark q s samp small span strong sub sup time tt u var".split())
+NO_GAP = frozenset("a b br code em font i kbd s samp span strong sub sup tt u var".split())
 INLINE = NO_GAP - {"br"}
 
 _blockfusion = optional("_blockfusion")  # None where not built: the Python passes
