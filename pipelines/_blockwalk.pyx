@@ -19,7 +19,7 @@ from lxml.includes.etreepublic cimport _Document, _Element, elementFactory, impo
 
 import numpy as np
 
-from rankcrawl.pipelines.document import W_MAX, TextBlock
+from rankcrawl.pipelines.document import W_MAX, TextBlock, laid_out
 
 import_lxml__etree()
 
@@ -172,9 +172,11 @@ cdef Py_ssize_t _count_words(str text):
     return words + (inside and alnum)
 
 
-cdef object _new_block(list pieces, list linked, object owner, tuple owner_path, set gap, list anchors):
+cdef object _new_block(list pieces, list linked, object owner, tuple owner_path, set gap, list anchors,
+                       bint written):
     """``blocks.new_block``: the words, the greedy ``W_MAX`` word wrap (lines, words on the last) and the
-    linked words counted in one pass over the one-space-separated text."""
+    linked words counted in one pass over the one-space-separated text (``written``: a ``<pre>``'s
+    text kept as ``blocks.laid_out``)."""
     cdef str text = " ".join("".join(pieces).split())
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
@@ -202,8 +204,8 @@ cdef object _new_block(list pieces, list linked, object owner, tuple owner_path,
         i = j + 1
     if not words:
         return None
-    return TextBlock(text, words, _count_words("".join(linked)) if linked else 0, lines, line_words,
-                     owner.tag, owner_path, _interned(frozenset(gap)), tuple(anchors) if anchors else (), owner)
+    return TextBlock(laid_out(pieces) if written else text, words, _count_words("".join(linked)) if linked else 0,
+                     lines, line_words, owner.tag, owner_path, _interned(frozenset(gap)), tuple(anchors) if anchors else (), owner)
 
 
 cdef frozenset _interned(frozenset gap):
@@ -223,16 +225,16 @@ cdef class _Blocks:
     cdef set gap
     cdef object owner
     cdef tuple owner_path
-    cdef int in_link
+    cdef int in_link, in_pre
 
     def __init__(self):
         self.blocks, self.orphans, self.pieces, self.linked, self.anchors, self.pending = [], [], [], [], [], []
         self.gap = set()
-        self.owner, self.owner_path, self.in_link = None, (), 0
+        self.owner, self.owner_path, self.in_link, self.in_pre = None, (), 0, 0
 
-    cdef void flush(self):
+    cdef void flush(self, bint written=False):
         """Close the text collected so far into a block (its anchors are orphans when it holds no word)."""
-        block = _new_block(self.pieces, self.linked, self.owner, self.owner_path, self.gap, self.anchors)
+        block = _new_block(self.pieces, self.linked, self.owner, self.owner_path, self.gap, self.anchors, written)
         if block is not None:
             self.blocks.append(block)
             self.gap = set()
@@ -296,15 +298,15 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths):
                 el = _proxy(doc, c)
                 b.pending.append(el)
         else:
-            if b.pieces:
+            if b.pieces and not b.in_pre:
                 b.flush()
             if not tag or tag in INVISIBLE:
-                if tag:
+                if tag and not b.in_pre:
                     b.gap.add(tag)
                 descend = False
                 paths.append(())
                 counts.append(seen)
-            else:
+            elif not b.in_pre:
                 b.gap.add(tag)
         if descend:
             if c.properties is NULL:
@@ -320,9 +322,13 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths):
             if el is not None and anchor_paths is not None:
                 anchor_paths[el] = path
             counts.append(None)
+            if tag == "pre":
+                b.in_pre += 1
+                if b.in_pre == 1:
+                    b.owner, b.owner_path = _proxy(doc, c), path
             text = _text(c.children, not b.pieces) if c.type == tree.XML_ELEMENT_NODE else None
             if text is not None and not (not b.pieces and text.isspace()):
-                if not b.pieces:
+                if not b.pieces and not b.in_pre:
                     b.owner, b.owner_path = (el if el is not None else _proxy(doc, c)), path
                 b.add(text)
             child = _next_element(c.children) if c.type == tree.XML_ELEMENT_NODE else NULL
@@ -343,14 +349,17 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths):
                 b.in_link -= 1
                 if b.pending and (<_Element>b.pending[-1])._c_node is c:
                     b.orphans.append(b.pending.pop())
-            elif tag and tag not in INVISIBLE:
+            elif tag == "pre" and b.in_pre > 1:
+                b.in_pre -= 1
+            elif tag and tag not in INVISIBLE and not b.in_pre or tag == "pre":
                 if b.pieces:
-                    b.flush()
+                    b.flush(b.in_pre > 0)
+                b.in_pre = 0
                 b.gap.add(tag)
             text = _text(c.next, not b.pieces)
             if text is not None and not (not b.pieces and text.isspace()):
-                parent = None if b.pieces else _parent_proxy(doc, c)
-                if b.pieces or parent is not None:
+                parent = None if b.pieces or b.in_pre else _parent_proxy(doc, c)
+                if b.pieces or b.in_pre or parent is not None:
                     if parent is not None:
                         b.owner, b.owner_path = parent, paths[-1]
                     b.add(text)

@@ -13,7 +13,7 @@ from typing import Any
 from lxml import etree
 
 from rankcrawl.pipelines.deadline import CHECK_EVERY, Deadline
-from rankcrawl.pipelines.document import W_MAX, TextBlock
+from rankcrawl.pipelines.document import W_MAX, TextBlock, laid_out
 from rankcrawl.pipelines.elements import compiled_walk
 
 INVISIBLE_TAGS = frozenset(
@@ -56,16 +56,19 @@ def attribute_label(ident: str | None, cls: str | None) -> str:
 
 
 def new_block(pieces: list[str], linked: list[str], owner: Any, owner_path: tuple[str, ...], gap: set[str],
-              anchors: list[Any]) -> TextBlock | None:
+              anchors: list[Any], written: bool = False) -> TextBlock | None:
     """The block of the text ``pieces`` collected since the last gap (None when they hold no word);
-    ``linked``: the pieces inside anchors, with a space for each run of text outside them.
+    ``linked``: the pieces inside anchors, with a space for each run of text outside them; ``written``:
+    the block is a ``<pre>``, whose text keeps its lines and indentation (``laid_out``); its counts come
+    from the one-space-separated words as every block's do.
     Positional ``TextBlock`` arguments and inlined ``word_count``: this runs for every block."""
     text = " ".join("".join(pieces).split())
     n_words = text.count(" ") + 1 - len(SPACED_NON_WORD.findall(" " + text)) if text else 0
     if not n_words:
         return None
     lines, last = wrap_counts_text(text, n_words)
-    return TextBlock(text, n_words, word_count(" ".join("".join(linked).split())) if linked else 0,
+    return TextBlock(laid_out(pieces) if written else text, n_words,
+                     word_count(" ".join("".join(linked).split())) if linked else 0,
                      lines, last, owner.tag, owner_path, interned(frozenset(gap)), tuple(anchors), owner)
 
 
@@ -116,10 +119,11 @@ def python_atomic_blocks(root: Any, deadline: Deadline | None = None,
     gap: set[str] = set()
     owner: Any = None
     owner_path: tuple[str, ...] = ()
+    in_pre = 0  # open <pre> elements: inside one, tags are no gaps and the text keeps its layout
 
-    def flush() -> None:
+    def flush(written: bool = False) -> None:
         nonlocal pieces, linked, anchors, gap
-        block = new_block(pieces, linked, owner, owner_path, gap, anchors)
+        block = new_block(pieces, linked, owner, owner_path, gap, anchors, written)
         if block is not None:
             blocks.append(block)
             gap = set()
@@ -150,16 +154,17 @@ def python_atomic_blocks(root: Any, deadline: Deadline | None = None,
                 if el.get("href") is not None:
                     pending.append(el)
             else:
-                if pieces:
+                if pieces and not in_pre:
                     flush()
                 if tag in invisible or not tag:
-                    if tag:
+                    if tag and not in_pre:
                         gap.add(tag)
                     walker.skip_subtree()
                     paths.append(())
                     counts.append(seen)
                     continue
-                gap.add(tag)
+                if not in_pre:
+                    gap.add(tag)
             key = (el.get("id"), el.get("class"))
             attrs = attribute_labels.get(key)
             if attrs is None:
@@ -169,13 +174,18 @@ def python_atomic_blocks(root: Any, deadline: Deadline | None = None,
             if pending and pending[-1] is el and anchor_paths is not None:
                 anchor_paths[el] = path
             counts.append({})
+            if tag == "pre":
+                in_pre += 1
+                if in_pre == 1:
+                    owner, owner_path = el, path
             text = el.text
             if not text:
                 continue
             if not pieces:
                 if text.isspace():
                     continue
-                owner, owner_path = el, path
+                if not in_pre:
+                    owner, owner_path = el, path
         else:
             paths.pop()
             counts.pop()
@@ -183,9 +193,12 @@ def python_atomic_blocks(root: Any, deadline: Deadline | None = None,
                 in_link -= 1
                 if pending and pending[-1] is el:
                     orphans.append(pending.pop())
-            elif tag and tag not in invisible:
+            elif tag == "pre" and in_pre > 1:
+                in_pre -= 1
+            elif tag and tag not in invisible and not in_pre or tag == "pre":
                 if pieces:
-                    flush()
+                    flush(in_pre > 0)
+                in_pre = 0
                 gap.add(tag)
             text = el.tail
             if not text:
@@ -193,7 +206,8 @@ def python_atomic_blocks(root: Any, deadline: Deadline | None = None,
             if not pieces:
                 if text.isspace():
                     continue
-                owner, owner_path = el.getparent(), paths[-1]
+                if not in_pre:
+                    owner, owner_path = el.getparent(), paths[-1]
                 if owner is None:
                     continue
         pieces.append(text)

@@ -15,6 +15,13 @@ W_MAX = 80
 """Line width for the text-density word wrap (Kohlschütter §4.2.1, w_max = 80)."""
 
 WORD_CHAR = re.compile(r"[^\W_]")
+
+
+def laid_out(pieces: list[str]) -> str:
+    """Preformatted text as written: lines without trailing blanks, no empty first or last line."""
+    return "\n".join(line.rstrip() for line in "".join(pieces).splitlines()).strip("\n")
+
+
 NON_WORD_TOKEN = re.compile(r"(?<!\S)(?:[^\w\s]|_)++(?!\S)")
 """A whitespace token without a letter or digit (linear time: tried at token starts, possessive)."""
 SENTENCE_END = re.compile(r"""[.?!;](?<![.?!;][.?!;])[.?!;]*+["'»”’)\]]*+(?=\s|$)""")

@@ -107,3 +107,15 @@ def test_control_characters_parse_as_spaces() -> None:
         expected = html.translate({c: " " for c in [*range(9), 11, 12, *range(14, 32)]})
         assert etree.tostring(parse_html(html)) == etree.tostring(parse_html(expected))
     assert parse_html("<p>plain \t\n text</p>").findtext(".//p") == "plain \t\n text"   # tab, newline kept
+
+
+def test_a_pre_is_one_block_that_keeps_its_layout_and_anchors() -> None:
+    html = ("<p>Before the listing.</p><pre>\n<span class='k'>import</span> <a href='/os'>os</a>\n"
+            "<span class='k'>for</span> <span class='n'>x</span> <span class='ow'>in</span> <span>()</span>:\n"
+            "    <b>pass</b>\n</pre><p>After it.</p>")
+    before, listing, after = blocks_of(html)
+    assert listing.tag == "pre" and listing.path[-1] == "pre[1]"
+    assert listing.text == "import os\nfor x in ():\n    pass"
+    assert (listing.n_words, listing.n_linked_words) == (6, 1)  # "():" is no word
+    assert [a.get("href") for a in listing.anchors] == ["/os"]
+    assert "pre" in listing.gap_tags and "pre" in after.gap_tags and before.text == "Before the listing."

@@ -17,7 +17,7 @@ if elements._blockwalk is None:
     pytest.skip("the compiled block walk is not built here", allow_module_level=True)
 
 TAGS = ["div", "p", "span", "a", "li", "ul", "td", "h2", "b", "br", "script", "style", "svg:rect", "table", "tr",
-        "noscript", "em", "section", "nav"]
+        "noscript", "em", "section", "nav", "pre", "code"]
 TEXTS = ["", " ", "\n  ", "word", "two words", "Ünïcödé text", "&amp; &lt;tag&gt;", "a.b.c | x", "\u00a0", "12 34",
          "<![CDATA[cdata]]>", "&#x1F600; emoji", "- * -", "snake_case __ _ a_b ½ ٣ ²", "tab\tand\u2003em\u3000space",
          " ".join(["wrapped", "words", "of", "varied", "length,", "extraordinarily", "long", "enough"] * 4),

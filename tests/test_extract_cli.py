@@ -225,3 +225,17 @@ def test_inline_code_stays_in_its_sentence_and_dropped_links_are_reported() -> N
                               capture_output=True, timeout=120)
     assert with_url.returncode == 0 and with_url.stderr == b""
     assert "http://site.example/a/next.html" in with_url.stdout.decode()
+
+
+def test_a_highlighted_listing_keeps_its_lines_indentation_and_operators() -> None:
+    listing = ('<pre><span class="k">def</span> <span class="nf">ask</span><span class="p">():</span>\n'
+               '    <span class="n">x</span> <span class="o">=</span> <span class="nb">int</span><span class="p">('
+               '</span><span class="nb">input</span><span class="p">(</span><span class="s2">"Please enter an integer: "'
+               '</span><span class="p">))</span>\n    <span class="k">return</span> <span class="n">x</span>\n</pre>')
+    prose = "<p>" + "This function asks the user for a whole number and returns it to the caller. " * 3 + "</p>"
+    page = f"<html><body><h1>Asking</h1>{prose}{listing}{prose}</body></html>".encode()
+    done = subprocess.run([*CLI, "extract", "-"], input=page, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = json.loads(done.stdout)["text"]
+    assert 'def ask():\n    x = int(input("Please enter an integer: "))\n    return x' in text
+    assert "This function asks the user" in text
