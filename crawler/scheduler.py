@@ -15,7 +15,11 @@ out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIE
 
 ``next_request`` pops the best entry whose download slot has a free place (its requests in the
 downloader below the slot's concurrency), so a busy host never holds the others back; it returns
-None while every queued slot is full, and the engine asks again when a download ends. The
+None while every queued slot is full, and the engine asks again when a download ends. A
+re-scoring frontier also returns None while ``RANKCRAWL_ANALYSIS_BACKLOG`` fetched pages await
+analysis (``analysis_backlog``): the evidence those pages carry would come too late for the URLs
+handed out meanwhile, and analysis, not fetching, sets the crawl's pace; the engine asks again as
+each page's processing ends. The
 handed-out request carries its entry's score in ``rankcrawl_value`` (the value its page hands on
 to its links).
 
@@ -99,6 +103,16 @@ def download_slot(request: Request, downloader: Any) -> str:
     return str(request.meta.get("download_slot") or urlparse_cached(request).hostname or "")
 
 
+def analysis_backlog(crawler: Any) -> int:
+    """Responses the engine's scraper holds: waiting for the spider, or in it and its middlewares, where
+    ``FollowMiddleware`` awaits their analysis (0 without a running engine)."""
+    try:
+        slot = crawler.engine.scraper.slot
+    except (AttributeError, RuntimeError):  # no engine (yet), or another Scrapy's internals
+        return 0
+    return len(slot.queue) + len(slot.active) if slot is not None else 0
+
+
 def busy_slots(downloader: Any) -> Callable[[str], bool]:
     """A predicate: whether a slot's downloads fill its concurrency (a request for it would only wait
     there). Counted over the downloader's ``active`` requests, which a request joins as soon as the engine
@@ -118,8 +132,11 @@ def busy_slots(downloader: Any) -> Callable[[str], bool]:
 class RankedScheduler(BaseScheduler):
     """A scheduler whose queued URLs are re-scored by in-links and published ranks (module docstring)."""
 
-    def __init__(self, crawler: Any, dupefilter: Any, strat: Strategy, feed: RankFeed | None, jobdir: str | None) -> None:
+    def __init__(self, crawler: Any, dupefilter: Any, strat: Strategy, feed: RankFeed | None, jobdir: str | None,
+                 backlog: int = 0) -> None:
         self.crawler, self.df, self.strategy, self.feed = crawler, dupefilter, strat, feed
+        self.backlog = backlog if strat.rescores else 0
+        """Pages awaiting analysis at which ``next_request`` waits (0: never)."""
         self.stats = crawler.stats
         self.jobdir = jobdir
         self.evidence: dict[Hashable, float] = {}
@@ -139,7 +156,7 @@ class RankedScheduler(BaseScheduler):
         strat = strategy(config.frontier, config.alpha)
         feed = RankFeed(config.redis_url, config.key_prefix, config.rank_refresh) if strat.uses_ranks else None
         dupefilter = build_from_crawler(load_object(crawler.settings["DUPEFILTER_CLASS"]), crawler)
-        return cls(crawler, dupefilter, strat, feed, job_dir(crawler.settings))
+        return cls(crawler, dupefilter, strat, feed, job_dir(crawler.settings), config.analysis_backlog)
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self, spider: Spider) -> Any:
@@ -236,6 +253,8 @@ class RankedScheduler(BaseScheduler):
     def next_request(self) -> Request | None:
         if self.feed is not None:
             self._apply_ranks()
+        if self.backlog and analysis_backlog(self.crawler) >= self.backlog:
+            return None
         entry = self.queue.pop(busy_slots(self._downloader))
         if entry is None:
             return None

@@ -16,6 +16,8 @@ URL, scored as the in-process ``RankedScheduler`` scores (``RANKCRAWL_FRONTIER``
   URLs of its target's group that this process queued and that still wait (a vote in the same
   write); each process counts the in-links it finds, so with several processes a URL's sibling
   evidence is that of the links its own process found.
+* A re-scoring frontier takes nothing while ``RANKCRAWL_ANALYSIS_BACKLOG`` of this process's
+  fetched pages await analysis (as ``RankedScheduler``).
 * Requests are taken ``POP_SIZE`` at a time from hosts that are not busy here, by one Lua call:
   no entry is handed to two processes. Taken entries wait in a local ``FrontierQueue`` until their
   download slot has room.
@@ -40,7 +42,7 @@ from scrapy_redis.scheduler import Scheduler
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import busy_slots, download_slot, first_evidence, link_evidence, link_score, queued_score
+from rankcrawl.crawler.scheduler import analysis_backlog, busy_slots, download_slot, first_evidence, link_evidence, link_score, queued_score
 from rankcrawl.crawler.shared_frontier import SharedFrontier
 from rankcrawl.crawler.sibling_urls import Group, SiblingTally, sibling_group
 from rankcrawl.settings.config import RankcrawlConfig
@@ -76,6 +78,8 @@ class BatchedScheduler(Scheduler):
         self.siblings: SiblingTally | None = None
         """The sibling groups of the URLs this process queued and the in-links it found (its own view)."""
         self.strategy: Strategy = strategy("breadth-first")
+        self.backlog = 0
+        """Pages awaiting analysis at which ``next_request`` waits (``RankedScheduler.backlog``)."""
         self.feed: RankFeed | None = None
         self._wake: Any = None
         self._downloader: Any = None
@@ -87,6 +91,7 @@ class BatchedScheduler(Scheduler):
         self.strategy = strategy(config.frontier, config.alpha)
         self.queue.strategy, self.queue.alpha = self.strategy.name, self.strategy.alpha
         self.siblings = SiblingTally() if self.strategy.uses_siblings else None
+        self.backlog = config.analysis_backlog if self.strategy.rescores else 0
         try:
             self._downloader = crawler.engine.downloader
         except (AttributeError, RuntimeError):
@@ -177,6 +182,8 @@ class BatchedScheduler(Scheduler):
 
     def next_request(self) -> Request | None:
         self.flush_outbox()
+        if self.backlog and analysis_backlog(self.spider.crawler) >= self.backlog:
+            return None
         busy = busy_slots(self._downloader)
         entry = self.held.pop(busy)
         if entry is None and len(self.held) < HELD_MAX:

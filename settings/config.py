@@ -52,6 +52,7 @@ class RankcrawlConfig:
     topic_terms: tuple[str, ...]
     bias_to_seeds: bool
     frontier: Literal["pagerank", "opic", "inlinks", "breadth-first", "static"]
+    analysis_backlog: int
     rank_refresh: float
     ranker: bool
     alpha: float

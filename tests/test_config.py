@@ -34,6 +34,7 @@ BAD = [  # (setting, value, allowed values the message must name)
     ("RANKCRAWL_EDGE_SCOPE", "everything", "one of content, non-template, all"),
     ("RANKCRAWL_FOLLOW_SCOPE", "some", "one of all, non-template, content, none"),
     ("RANKCRAWL_RANK_REFRESH", "nan", "a number > 0"),
+    ("RANKCRAWL_ANALYSIS_BACKLOG", "-1", "an integer ≥ 0"),
     ("RANKCRAWL_FLUSH_TIMEOUT", "-1", "a number ≥ 0"),
     ("RANKCRAWL_OUTAGE_TIMEOUT", "0", "a number > 0"),
     ("RANKCRAWL_EDGE_BUFFER", "1.5", "an integer ≥ 1"),

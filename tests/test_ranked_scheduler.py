@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections import deque
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -165,3 +167,20 @@ def test_bad_link_evidence_is_ignored() -> None:
     for bad in ([1.0], [-1.0, 0.5], [1.0, 2.0], ["x", 0.5], [1.0, 0.5, 0.5], [float("inf"), 0.5], "1,0.5"):
         assert s.enqueue_request(Request(f"http://a.test/{len(s)}", meta={LINK_META: bad, "depth": 1}))
     assert all(s.evidence[k] == 0.0 for k in s.evidence)
+
+
+def test_a_rescoring_frontier_waits_while_fetched_pages_await_analysis() -> None:
+    waiting = SimpleNamespace(queue=deque(), active=set())
+    for frontier, waits in (("opic", True), ("breadth-first", False)):
+        s = scheduler(frontier, RANKCRAWL_ANALYSIS_BACKLOG=3)
+        s.crawler.engine = SimpleNamespace(scraper=SimpleNamespace(slot=waiting))
+        for url in ("http://a.test/1", "http://b.test/1"):
+            s.enqueue_request(link(url, 1.0, 0.5))
+        waiting.queue.extend(["fetched"])
+        waiting.active.update(["in analysis", "also"])
+        assert (s.next_request() is None) is waits and len(s) == 2 - (not waits)
+        waiting.active.discard("also")  # one page analysed: its links are known, the next URL goes out
+        assert s.next_request() is not None
+        waiting.queue.clear()
+        waiting.active.clear()
+    assert scheduler("opic", RANKCRAWL_ANALYSIS_BACKLOG=0).backlog == 0
