@@ -156,7 +156,7 @@ class RankedScheduler(BaseScheduler):
         strat = strategy(config.frontier, config.alpha)
         feed = RankFeed(config.redis_url, config.key_prefix, config.rank_refresh) if strat.uses_ranks else None
         dupefilter = build_from_crawler(load_object(crawler.settings["DUPEFILTER_CLASS"]), crawler)
-        return cls(crawler, dupefilter, strat, feed, job_dir(crawler.settings), config.analysis_backlog)
+        return cls(crawler, dupefilter, strat, feed, job_dir(crawler.settings), config.backlog)
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self, spider: Spider) -> Any:

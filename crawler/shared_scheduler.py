@@ -91,7 +91,7 @@ class BatchedScheduler(Scheduler):
         self.strategy = strategy(config.frontier, config.alpha)
         self.queue.strategy, self.queue.alpha = self.strategy.name, self.strategy.alpha
         self.siblings = SiblingTally() if self.strategy.uses_siblings else None
-        self.backlog = config.analysis_backlog if self.strategy.rescores else 0
+        self.backlog = config.backlog if self.strategy.rescores else 0
         try:
             self._downloader = crawler.engine.downloader
         except (AttributeError, RuntimeError):

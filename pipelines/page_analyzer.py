@@ -23,7 +23,6 @@ and writes the last re-pushes.
 from __future__ import annotations
 
 import logging
-import os
 import resource
 import time
 from typing import Any
@@ -115,9 +114,8 @@ class PageAnalyzer:
             connect(url, socket_timeout=SITE_TIMEOUT).close()  # unreachable: one line, now
             site = SiteSpec(url, config.key_prefix, config.link_weighting, config.edge_scope,
                             config.sum_repeated_links, config.edge_buffer)
-        workers = config.analysis_workers
         analyzer = cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
-                       timeout=config.analysis_timeout, workers=(os.cpu_count() or 1) if workers is None else workers,
+                       timeout=config.analysis_timeout, workers=config.workers,
                        sum_repeated=config.sum_repeated_links, redis_url=config.redis_url, prefix=config.key_prefix,
                        flush_timeout=config.flush_timeout)
         analyzer.pool.start()

@@ -10,6 +10,7 @@ a crawler's components the same way. ``python -m rankcrawl.settings.config READM
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 import weakref
 from collections.abc import Callable
@@ -52,7 +53,7 @@ class RankcrawlConfig:
     topic_terms: tuple[str, ...]
     bias_to_seeds: bool
     frontier: Literal["pagerank", "opic", "inlinks", "breadth-first", "static"]
-    analysis_backlog: int
+    analysis_backlog: int | None
     rank_refresh: float
     ranker: bool
     alpha: float
@@ -68,6 +69,17 @@ class RankcrawlConfig:
     progress_interval: float
     analysis_workers: int | None
     sum_repeated_links: bool
+
+    @property
+    def workers(self) -> int:
+        """Analysis worker processes: RANKCRAWL_ANALYSIS_WORKERS, unset = one per CPU core."""
+        return (os.cpu_count() or 1) if self.analysis_workers is None else self.analysis_workers
+
+    @property
+    def backlog(self) -> int:
+        """Pages awaiting analysis at which a re-scoring frontier waits: RANKCRAWL_ANALYSIS_BACKLOG, unset =
+        one per analysis worker (at least 1)."""
+        return max(1, self.workers) if self.analysis_backlog is None else self.analysis_backlog
 
     @classmethod
     def from_settings(cls, settings: Any) -> RankcrawlConfig:
