@@ -344,7 +344,7 @@ class EdgeSink:
         logger.error("rankcrawl: Redis took no write for %.0fs (RANKCRAWL_FLUSH_TIMEOUT); %d pages not stored; "
                      "closing the spider", self.outage_limit, len(self.writer.buffer))
         self._unpause()  # the engine's close needs no pause; the scraper ends its responses
-        from rankcrawl.pipelines.page_analyzer import PageAnalyzer  # it imports this module
+        from rankcrawl.pipelines.page_analyzer import PageAnalyzer  # a layer above the sink: looked up only here
 
         if (analyzer := shared_if_built(self.crawler, PageAnalyzer)) is not None:
             analyzer.flush_timeout = 0.0  # its close replays nothing into a Redis that took no write
