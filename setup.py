@@ -1,12 +1,12 @@
 """The optional compiled parts, everything else is in pyproject.toml: the block walk
-(``pipelines/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/_tagscan.pyx``), the
-tree ensembles' walk (``pipelines/_treewalk.pyx``), the blocks' text statistics (``pipelines/_textstats.pyx``),
-the words of DOM-path labels and hrefs (``pipelines/_tokens.pyx``), Block Fusion's passes (``pipelines/_blockfusion.pyx``)
-and the w-shingle min-hashes (``pipelines/_minhash.pyx``).
+(``pipelines/page/_blockwalk.pyx``), the attribute-cap pre-check (``pipelines/page/_tagscan.pyx``), the
+tree ensembles' walk (``pipelines/page/_treewalk.pyx``), the blocks' text statistics (``pipelines/page/_textstats.pyx``),
+the words of DOM-path labels and hrefs (``pipelines/page/_tokens.pyx``), Block Fusion's passes (``pipelines/page/_blockfusion.pyx``)
+and the w-shingle min-hashes (``pipelines/site/_minhash.pyx``).
 
 Built where Cython and a C compiler are at hand (``optional``: a failed build leaves the pure-Python
-code of ``pipelines/blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py``,
-``link_features.py``, ``blockfusion.py`` and ``shingles.py``, with the same results, slower)."""
+code of ``pipelines/page/``'s ``blocks.py``, ``parsing.py``, ``trees.py``, ``document.py``, ``dom_features.py``,
+``link_features.py`` and ``blockfusion.py`` and of ``pipelines/site/shingles.py``, with the same results, slower)."""
 
 import os
 
@@ -22,14 +22,14 @@ def extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:
         return []
-    walk = Extension("rankcrawl.pipelines._blockwalk", ["pipelines/_blockwalk.pyx"], include_dirs=lxml.get_include(),
+    walk = Extension("rankcrawl.pipelines.page._blockwalk", ["pipelines/page/_blockwalk.pyx"], include_dirs=lxml.get_include(),
                      optional=True)
-    scan = Extension("rankcrawl.pipelines._tagscan", ["pipelines/_tagscan.pyx"], optional=True)
-    trees = Extension("rankcrawl.pipelines._treewalk", ["pipelines/_treewalk.pyx"], optional=True)
-    stats = Extension("rankcrawl.pipelines._textstats", ["pipelines/_textstats.pyx"], optional=True)
-    tokens = Extension("rankcrawl.pipelines._tokens", ["pipelines/_tokens.pyx"], optional=True)
-    fusion = Extension("rankcrawl.pipelines._blockfusion", ["pipelines/_blockfusion.pyx"], optional=True)
-    minhash = Extension("rankcrawl.pipelines._minhash", ["pipelines/_minhash.pyx"], optional=True)
+    scan = Extension("rankcrawl.pipelines.page._tagscan", ["pipelines/page/_tagscan.pyx"], optional=True)
+    trees = Extension("rankcrawl.pipelines.page._treewalk", ["pipelines/page/_treewalk.pyx"], optional=True)
+    stats = Extension("rankcrawl.pipelines.page._textstats", ["pipelines/page/_textstats.pyx"], optional=True)
+    tokens = Extension("rankcrawl.pipelines.page._tokens", ["pipelines/page/_tokens.pyx"], optional=True)
+    fusion = Extension("rankcrawl.pipelines.page._blockfusion", ["pipelines/page/_blockfusion.pyx"], optional=True)
+    minhash = Extension("rankcrawl.pipelines.site._minhash", ["pipelines/site/_minhash.pyx"], optional=True)
     return cythonize([walk, scan, trees, stats, tokens, fusion, minhash], quiet=True, nthreads=JOBS)
 
 

@@ -6,7 +6,7 @@
 The sample: every ``k``-th HTML page (sorted by URL) of each real documentation site of
 ``bench/realsites.py`` (the download cache of bench/realcrawl.py, fetched on first use), up to
 ``--per-site``, plus the first ``--wcxb`` WCXB-dev pages (``bench.datasets``; skipped where the data
-is absent). Each page goes through exactly what a crawl worker runs (``pagefacts.analyze_page`` with
+is absent). Each page goes through exactly what a crawl worker runs (``site.facts.analyze_page`` with
 the crawl's default ``FactOptions``: site level on, ``uniform`` weighting, the default classifier
 and time budget; the result pickled as it crosses the worker boundary) and through ``rankcrawl
 extract``'s ``analyze`` (here with the crawl workers' compiled tree walk loaded; ``bench.extraction``
@@ -36,7 +36,7 @@ from pathlib import Path
 import click
 
 from bench.report import markdown_table, write_section
-from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
+from rankcrawl.pipelines.site.facts import FactOptions, PageFacts, analyze_page
 from rankcrawl.settings.defaults import DEFAULTS
 
 
@@ -82,7 +82,7 @@ def crawl_facts(url: str, body: bytes) -> PageFacts:
 
 
 def extract_row(url: str, body: bytes) -> dict[str, object]:
-    from rankcrawl.pipelines.analyze import analyze
+    from rankcrawl.pipelines.page.analyze import analyze
 
     return analyze(body, url=url).to_json(url)
 
@@ -189,7 +189,7 @@ def main(per_site: int, wcxb: int, repeat: int, top: int, save: str | None, chec
     if (per_site, wcxb) == (DEFAULT_PER_SITE, DEFAULT_WCXB):
         write_section("analysis-cpu", f"## CPU per page of the page analysis\n\nCommand: `python -m bench.analysis_cpu "
                       f"--repeat {repeat}` at commit {commit()} (best of {repeat}; CPU time of one process, so fair "
-                      f"under load). Crawl analysis: `pagefacts.analyze_page` with the crawl's default options and the "
+                      f"under load). Crawl analysis: `site.facts.analyze_page` with the crawl's default options and the "
                       f"pickle back from the worker; extract: `analyze` as `rankcrawl extract` runs it, but with the "
                       f"compiled tree walk loaded (`bench.extraction` times the CLI).\n\n"
                       f"{table}\n\n{summary}")

@@ -1,5 +1,5 @@
 """Block classes and block weights (Oliveira 2010, Ch. 2 Def. 1–4 and Ch. 5 Eq. 5.1–5.11): the reference the
-crawl's ``block`` link weighting (``pipelines/linkweights.py``, bw4 from a host's class sketch) follows.
+crawl's ``block`` link weighting (``pipelines/site/linkweights.py``, bw4 from a host's class sketch) follows.
 
 A block is (label, text); blocks of different pages of a host that share a label form a block
 class C. Statistics: ICF(t, C) = ln(n_C / n_{t,C}) (Eq. 5.1) and Spread(t, ρ) = number of blocks
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from rankcrawl.pipelines.linkweights import BETA
+from rankcrawl.pipelines.site.linkweights import BETA
 
 LABEL_ATTRIBUTES = ("class", "id")
 

@@ -182,7 +182,7 @@ def row(run: Run, s: Scores) -> list[object]:
 
 def classifiers() -> list[str]:
     """Preset names (``steps.PRESETS``), the default first."""
-    from rankcrawl.pipelines.steps import DEFAULT_PRESET, PRESETS
+    from rankcrawl.pipelines.page.steps import DEFAULT_PRESET, PRESETS
 
     return [DEFAULT_PRESET] + sorted(n for n in PRESETS if n != DEFAULT_PRESET)
 

@@ -35,7 +35,7 @@ from bench.hostile import KINDS, hostile_case
 from bench.report import markdown_table, write_section
 from rankcrawl.crawler.cli.extract import extract_file, warm
 from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, Sandbox
-from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
+from rankcrawl.pipelines.page.analyze import DEFAULT_MAX_PAGE_BYTES
 
 HARD_LIMIT = 60
 SLOW = 2.0

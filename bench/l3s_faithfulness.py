@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.datasets import find_data  # noqa: E402
 from bench.report import markdown_table, write_section  # noqa: E402
-from rankcrawl.pipelines.blockfusion import block_fusion  # noqa: E402
-from rankcrawl.pipelines.blocks import atomic_blocks  # noqa: E402
-from rankcrawl.pipelines.classifiers import CLASSIFIERS  # noqa: E402
-from rankcrawl.pipelines.decoding import decode_html  # noqa: E402
-from rankcrawl.pipelines.document import WORD_CHAR  # noqa: E402
-from rankcrawl.pipelines.parsing import parse_html  # noqa: E402
+from rankcrawl.pipelines.page.blockfusion import block_fusion  # noqa: E402
+from rankcrawl.pipelines.page.blocks import atomic_blocks  # noqa: E402
+from rankcrawl.pipelines.page.classifiers import CLASSIFIERS  # noqa: E402
+from rankcrawl.pipelines.page.decoding import decode_html  # noqa: E402
+from rankcrawl.pipelines.page.document import WORD_CHAR  # noqa: E402
+from rankcrawl.pipelines.page.parsing import parse_html  # noqa: E402
 
 DATA = find_data() / "l3s-gn1"
 SEL = re.compile(r"\bx-nc-sel(\d)\b")

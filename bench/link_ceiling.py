@@ -32,8 +32,8 @@ from bench.report import markdown_table, write_section
 from bench.train_classifier import analysed, page_data
 from bench.train_link_classifier import MODEL, PageLinks, fit, host_folds, page_links
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.link_classifier import decided
-from rankcrawl.pipelines.links import link_maker
+from rankcrawl.pipelines.page.link_classifier import decided
+from rankcrawl.pipelines.page.links import link_maker
 
 FOLDS = 3
 TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")

@@ -23,9 +23,9 @@ import numpy as np
 from bench.datasets import DATA, Page, load
 from bench.metrics import normalize_link
 from bench.report import markdown_table
-from rankcrawl.pipelines.link_classifier import TEMPLATE_ROLES
-from rankcrawl.pipelines.links import link_maker
-from rankcrawl.pipelines.steps import PageState, preset, run_steps
+from rankcrawl.pipelines.page.link_classifier import TEMPLATE_ROLES
+from rankcrawl.pipelines.page.links import link_maker
+from rankcrawl.pipelines.page.steps import PageState, preset, run_steps
 
 GRID_MIN = 3
 

@@ -3,10 +3,10 @@ the crawl decides ``PageFacts`` in its site process)."""
 
 from __future__ import annotations
 
-from rankcrawl.pipelines.document import Document
-from rankcrawl.pipelines.pagefacts import facts_of
-from rankcrawl.pipelines.sitedecide import Decision
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.document import Document
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.decide import Decision
+from rankcrawl.pipelines.site.facts import facts_of
 
 
 def process_doc(sa: SiteAnalyzer, doc: Document) -> Decision:

@@ -27,8 +27,8 @@ from bench.metrics import mean_prf, word_prf
 from bench.report import markdown_table, write_section
 from bench.site_documents import process_doc
 from rankcrawl.crawler.demoweb.web import DemoWeb
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
 from rankcrawl.settings.urls import normalize_url
 
 

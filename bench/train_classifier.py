@@ -1,4 +1,4 @@
-"""Train the ``"trained"`` boilerplate classifier on the TRAIN split only; write pipelines/models/trained.json.
+"""Train the ``"trained"`` boilerplate classifier on the TRAIN split only; write pipelines/page/models/trained.json.
 
     python -m bench.train_classifier [--limit N] [--folds 3]
 
@@ -34,15 +34,15 @@ import numpy as np
 from scipy import sparse
 
 from bench.datasets import DATA, Page, load
-from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.steps import PRESETS, PageState, run_steps
-from rankcrawl.pipelines.trained_classifier import ALL_FEATURES, features_and_page
-from rankcrawl.pipelines.trees import TreeEnsemble
+from rankcrawl.pipelines.page.document import TextBlock
+from rankcrawl.pipelines.page.steps import PRESETS, PageState, run_steps
+from rankcrawl.pipelines.page.trained_classifier import ALL_FEATURES, features_and_page
+from rankcrawl.pipelines.page.trees import TreeEnsemble
 
 if TYPE_CHECKING:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-MODEL = Path(__file__).resolve().parents[1] / "pipelines" / "models" / "trained.json"
+MODEL = Path(__file__).resolve().parents[1] / "pipelines" / "page" / "models" / "trained.json"
 WORD = re.compile(r"\w+")
 COVERED_SHARE = 0.5
 GRID = ({"max_iter": 200, "max_depth": 5, "max_leaf_nodes": 24}, {"max_iter": 300, "max_depth": 6, "max_leaf_nodes": 31})

@@ -1,4 +1,4 @@
-"""Train the content-link decision on the TRAIN split of WCXB-dev only; write pipelines/models/links.json.
+"""Train the content-link decision on the TRAIN split of WCXB-dev only; write pipelines/page/models/links.json.
 
     python -m bench.train_link_classifier [--limit N] [--folds 3] [--seeds N]
 
@@ -45,10 +45,10 @@ from bench.metrics import normalize_link
 from bench.train_classifier import FIXED, analysed, checked, export, fit_rows, page_data
 from bench.train_classifier import MODEL as BLOCK_MODEL
 from bench.train_classifier import fit as fit_blocks
-from rankcrawl.pipelines.link_classifier import decided
-from rankcrawl.pipelines.link_features import LINK_FEATURES, AnchorRows, anchor_rows
-from rankcrawl.pipelines.links import link_maker
-from rankcrawl.pipelines.steps import PageState
+from rankcrawl.pipelines.page.link_classifier import decided
+from rankcrawl.pipelines.page.link_features import LINK_FEATURES, AnchorRows, anchor_rows
+from rankcrawl.pipelines.page.links import link_maker
+from rankcrawl.pipelines.page.steps import PageState
 
 if TYPE_CHECKING:  # training only: the folds and the scoring need no sklearn
     from sklearn.ensemble import HistGradientBoostingClassifier

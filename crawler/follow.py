@@ -41,9 +41,9 @@ from rankcrawl.crawler.budget import PageBudget
 from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META
 from rankcrawl.crawler.priority import TOPIC_GAIN, Prioritizer, RankCache, topical
 from rankcrawl.crawler.scheduler import RankedScheduler
-from rankcrawl.pipelines.edge_pipeline import EdgeSink
+from rankcrawl.pipelines.edges.sink import EdgeSink
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
-from rankcrawl.pipelines.page_result import FollowLink, PageResult
+from rankcrawl.pipelines.site.result import FollowLink, PageResult
 from rankcrawl.ranker.store.records import GONE_STATUS
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import normalize_url

@@ -25,7 +25,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from rankcrawl.crawler.epoch_log import EpochLog
-from rankcrawl.pipelines.edge_pipeline import REDIS_UNAVAILABLE, EdgeSink
+from rankcrawl.pipelines.edges.sink import REDIS_UNAVAILABLE, EdgeSink
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler, shared_if_built
 from rankcrawl.settings.connection import RedisUnavailable, connect

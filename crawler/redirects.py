@@ -23,7 +23,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.response import get_meta_refresh
 from w3lib.url import safe_url_string
 
-from rankcrawl.pipelines.edge_pipeline import EdgeSink
+from rankcrawl.pipelines.edges.sink import EdgeSink
 from rankcrawl.settings.config import RankcrawlConfig
 from rankcrawl.settings.urls import normalize_url
 

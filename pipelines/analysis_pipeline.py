@@ -21,7 +21,7 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem, NotConfigured
 
-from rankcrawl.pipelines.edge_pipeline import EdgeSink
+from rankcrawl.pipelines.edges.sink import EdgeSink
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
 from rankcrawl.settings.config import RankcrawlConfig
 

@@ -2,9 +2,9 @@
 
 The one entry point that every crawl path calls (the spider middleware for any spider, the item
 pipeline for items that carry a body). Per-page analysis (SPEC §2.1–2.3, capped at ``max_bytes``)
-runs in worker processes (``workers.AnalysisPool``, RANKCRAWL_ANALYSIS_WORKERS, default one per
+runs in worker processes (``workers.pool.AnalysisPool``, RANKCRAWL_ANALYSIS_WORKERS, default one per
 core) and returns ``PageFacts``; the per-host ``SiteAnalyzer`` (§2.4–2.7) then runs in a process
-of its own (``site_process``) — one Redis round trip per page — so the reactor thread only awaits.
+of its own (``workers.site_process``) — one Redis round trip per page — so the reactor thread only awaits.
 
 Follow ≠ count: ``PageResult.edges`` are the links that count as graph edges (``edge_scope``);
 ``PageResult.follow`` lists every followable http(s) link of the page with ``counted`` telling
@@ -32,14 +32,14 @@ from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from rankcrawl.pipelines.classifiers import FILTERS
-from rankcrawl.pipelines.page_result import Edges, PageResult, result_of
-from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, analyze_page
-from rankcrawl.pipelines.site_process import SITE_TIMEOUT, SiteProcess, SiteSpec, SiteThread
-from rankcrawl.pipelines.sitedecide import decide, page_keys
-from rankcrawl.pipelines.sitelevel import REDIS_AWAY, SiteAnalyzer
-from rankcrawl.pipelines.steps import PRESETS, preset
-from rankcrawl.pipelines.workers import AnalysisPool, WorkerCrashed
+from rankcrawl.pipelines.page.classifiers import FILTERS
+from rankcrawl.pipelines.page.steps import PRESETS, preset
+from rankcrawl.pipelines.site.analyzer import REDIS_AWAY, SiteAnalyzer
+from rankcrawl.pipelines.site.decide import decide, page_keys
+from rankcrawl.pipelines.site.facts import FactOptions, PageFacts, analyze_page
+from rankcrawl.pipelines.site.result import Edges, PageResult, result_of
+from rankcrawl.pipelines.workers.pool import AnalysisPool, WorkerCrashed
+from rankcrawl.pipelines.workers.site_process import SITE_TIMEOUT, SiteProcess, SiteSpec, SiteThread
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 from rankcrawl.settings.connection import RedisUnavailable, connect, embedded_server, retry_until

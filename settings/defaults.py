@@ -30,7 +30,7 @@ EDGE_SCOPES = ("content", "non-template", "all")
 LINK_WEIGHTINGS = ("uniform", "block", "lexical")
 FRONTIERS = ("pagerank", "opic", "inlinks", "breadth-first", "static")
 CLASSIFIER = Checked("rankcrawl.pipelines.page_analyzer:check_classifier",
-                     "a classifier of rankcrawl.pipelines.classifiers, optionally +filter")
+                     "a classifier of rankcrawl.pipelines.page.classifiers, optionally +filter")
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_ENABLED", True, "Master switch; False makes every rankcrawl component raise NotConfigured.", Flag()),
@@ -92,7 +92,7 @@ SETTINGS: tuple[Setting, ...] = (
             Number(0.0, closed=True)),
     Setting("RANKCRAWL_PROGRESS_INTERVAL", 60.0, "Seconds between the crawl's progress lines (pages/min, analysed, edges "
             "stored, frontier, last epoch); 0 = none.", Number(0.0, closed=True)),
-    # -- analysis execution and graph conventions (pipelines/page_analyzer.py, pipelines/workers.py) --
+    # -- analysis execution and graph conventions (pipelines/page_analyzer.py, pipelines/workers/pool.py) --
     Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes (the site-level step gets one more); "
             "unset = one per CPU core, 0 = analyse in a reactor thread and decide in another.", OptionalInt(0)),
     Setting("RANKCRAWL_SUM_REPEATED_LINKS", False, "Repeated links from a page to one target add up their weights "

@@ -133,9 +133,9 @@ class Keys:
         score y (rank = y / the state's ``norm``); NaN for pages outside the graph (gone, alias)."""
         return f"{self.prefix}{{h{hid}}}:rank:{epoch}"
 
-    # -- site-level state (pipelines/sitestate.py) ------------------------------------------
+    # -- site-level state (pipelines/site/sketch.py) ------------------------------------------
     # Per host under the hash tag {<host key>} (``scheme://host[:port]``), so one Lua call
-    # touches one slot; crawl-wide site keys share {g}. Flat per host: see sitestate.py.
+    # touches one slot; crawl-wide site keys share {g}. Flat per host: see site/sketch.py.
     def site_meta(self, host: str) -> str:
         """hash: ``n`` (pages counted, decayed) and ``gen`` (current Bloom generation) of a host."""
         return f"{self.prefix}site:{{{host}}}:m"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from bench.site_documents import process_doc
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.links import is_alternate
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.links import is_alternate
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
 from tests.test_link_dense_content import chrome, sentence
 
 HOST = "http://docs.test"

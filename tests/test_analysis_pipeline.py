@@ -11,7 +11,7 @@ from scrapy.utils.test import get_crawler
 from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, is_html
-from rankcrawl.pipelines.sitedecide import edge_list
+from rankcrawl.pipelines.site.decide import edge_list
 from rankcrawl.ranker.store.graphstore import GraphStore
 
 WORDS = ("harbour report journey spice traders sea market lantern river bridge festival kitchen orchard "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankcrawl.pipelines import DEFAULT_MAX_PAGE_BYTES, Document, analyze
-from rankcrawl.pipelines.features import BLOCK_FEATURES, FEATURE_NAMES, feature_matrix
+from rankcrawl.pipelines.page.features import BLOCK_FEATURES, FEATURE_NAMES, feature_matrix
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
 

@@ -4,7 +4,7 @@ repeated between paragraphs and hidden elements (``hidden``, ``comments``, ``sha
 from __future__ import annotations
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.pagefacts import facts_of
+from rankcrawl.pipelines.site.facts import facts_of
 from tests.test_link_dense_content import chrome, sentence
 
 URL = "http://news.test/2024/05/harbour-bridge-reopens.html"

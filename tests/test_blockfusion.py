@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from rankcrawl.pipelines.blockfusion import VARIANTS, block_fusion, fusion_groups, merge, slope_delta
-from rankcrawl.pipelines.document import TextBlock
+from rankcrawl.pipelines.page.blockfusion import VARIANTS, block_fusion, fusion_groups, merge, slope_delta
+from rankcrawl.pipelines.page.document import TextBlock
 
 
 def block(rho: int, gap: str = "div", linked: int = 0) -> TextBlock:
@@ -103,7 +103,7 @@ def test_compiled_passes_equal_the_python_passes() -> None:
     import os
     import random
 
-    from rankcrawl.pipelines import blockfusion
+    from rankcrawl.pipelines.page import blockfusion
 
     if blockfusion._blockfusion is None:
         if os.environ.get("CI"):

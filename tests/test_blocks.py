@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rankcrawl.pipelines.blocks import atomic_blocks, count_words, wrap_counts
-from rankcrawl.pipelines.parsing import parse_html
+from rankcrawl.pipelines.page.blocks import atomic_blocks, count_words, wrap_counts
+from rankcrawl.pipelines.page.parsing import parse_html
 
 
 def blocks_of(html: str):

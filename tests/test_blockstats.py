@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankcrawl.pipelines.blockstats import block_counts, common_prefix, common_prefixes, first_seen, link_density, shared_path, text_density
-from rankcrawl.pipelines.document import TextBlock
-from rankcrawl.pipelines.dom_features import PAGE_TYPE_NAMES, ROLE_NAMES, PathCodes, label_roles, page_type_hints
-from rankcrawl.pipelines.parsing import parse_html
+from rankcrawl.pipelines.page.blockstats import block_counts, common_prefix, common_prefixes, first_seen, link_density, shared_path, text_density
+from rankcrawl.pipelines.page.document import TextBlock
+from rankcrawl.pipelines.page.dom_features import PAGE_TYPE_NAMES, ROLE_NAMES, PathCodes, label_roles, page_type_hints
+from rankcrawl.pipelines.page.parsing import parse_html
 
 
 def test_text_density_scalars_and_arrays_agree() -> None:

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from rankcrawl.pipelines import blocks, elements
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
-from rankcrawl.pipelines.parsing import parse_html
+from rankcrawl.pipelines.page import blocks, elements
+from rankcrawl.pipelines.page.deadline import AnalysisTimeout, Deadline
+from rankcrawl.pipelines.page.parsing import parse_html
 
 if elements._blockwalk is None:
     if os.environ.get("CI"):
@@ -106,7 +106,7 @@ def search_page_html(rng: random.Random) -> str:
 
 
 def test_compiled_search_equals_lxmls(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rankcrawl.pipelines.elements import search_page
+    from rankcrawl.pipelines.page.elements import search_page
 
     def search(root: object) -> tuple:
         found = search_page(root, 24, 7)
@@ -132,7 +132,7 @@ def test_compiled_anchor_facts_equal_pythons(monkeypatch: pytest.MonkeyPatch) ->
     namespaced parents, parsed with and without the analysis's comment removal."""
     from lxml import etree
 
-    from rankcrawl.pipelines import link_features
+    from rankcrawl.pipelines.page import link_features
 
     def facts(anchors: list) -> tuple:
         hrefs, *arrays = link_features.anchor_facts(anchors)

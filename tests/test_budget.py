@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from rankcrawl.pipelines import budget
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.budget import analyze_within
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline
+from rankcrawl.pipelines.page import budget
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.page.budget import analyze_within
+from rankcrawl.pipelines.page.deadline import AnalysisTimeout, Deadline
 from rankcrawl.settings.config import RankcrawlConfig
 
 PARA = "<p>" + "Rivers carry water from the hills down to the sea every single day. " * 4 + "</p>"

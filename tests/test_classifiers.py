@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankcrawl.pipelines.classifiers import (
+from rankcrawl.pipelines.page.classifiers import (
     CLASSIFIERS,
     FILTERS,
     Classifier,
@@ -17,7 +17,7 @@ from rankcrawl.pipelines.classifiers import (
     min_words,
     numwords,
 )
-from rankcrawl.pipelines.document import TextBlock
+from rankcrawl.pipelines.page.document import TextBlock
 
 
 def blk(words: int = 20, ld: float = 0.0, rho: float | None = None, text: str | None = None) -> TextBlock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.decoding import decode_html, utf8_decoded
+from rankcrawl.pipelines.page.decoding import decode_html, utf8_decoded
 
 TEXT = "Müller’s café — “quoted” naïve façade"
 
@@ -77,7 +77,7 @@ def test_usable_declared_charset_still_wins_over_an_unusable_header() -> None:
 def test_the_parser_reads_the_utf8_bytes_the_decoder_kept() -> None:
     from lxml import etree
 
-    from rankcrawl.pipelines.parsing import parse_html
+    from rankcrawl.pipelines.page.parsing import parse_html
 
     body = "<html><body><p>Grüße 😀 aus München</p><p>zweite ü</p></body></html>".encode()
     for cut in (len(body), len(body) - 20, body.index("😀".encode()) + 2):
@@ -93,7 +93,7 @@ def test_lazy_utf8_is_the_bytes_python_decodes() -> None:
     import os
     import random
 
-    from rankcrawl.pipelines import decoding
+    from rankcrawl.pipelines.page import decoding
 
     if decoding._tagscan is None:
         if os.environ.get("CI"):

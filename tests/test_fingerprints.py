@@ -1,7 +1,7 @@
 """Normalised segment fingerprints (Kohlschütter §4.3.3)."""
 
-from rankcrawl.pipelines.fingerprints import fingerprint, fingerprint_key, fingerprint_keys, normalize
-from rankcrawl.pipelines.sitedecide import recurrence_floor
+from rankcrawl.pipelines.site.decide import recurrence_floor
+from rankcrawl.pipelines.site.fingerprints import fingerprint, fingerprint_key, fingerprint_keys, normalize
 
 
 def test_case_and_punctuation():

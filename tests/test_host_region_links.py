@@ -3,8 +3,8 @@ content (its one entry that recurs too), a link the per-page classifier rejects 
 menu's recurring links and sidebars do not."""
 
 from bench.site_documents import process_doc
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
 
 HOST = "http://docs.test"
 NAV = "".join(f'<li><a href="/{s}.html">{s.title()} guide</a></li>' for s in ("install", "usage", "api", "faq"))

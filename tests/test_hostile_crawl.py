@@ -15,7 +15,7 @@ import pytest
 import redis
 from test_crawl_e2e import CRAWL_TIMEOUT, crawl_command, parse_stats, stored_edges
 
-from rankcrawl.pipelines.budget import MIN_PREFIX_SHARE
+from rankcrawl.pipelines.page.budget import MIN_PREFIX_SHARE
 from rankcrawl.ranker.store.graphstore import GraphStore
 
 pytestmark = pytest.mark.slow

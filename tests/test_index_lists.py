@@ -1,6 +1,6 @@
 """Site step on a warm host: a page's index (a link list outweighing the page's content, under no
 template role) counts even outside the page's main region, and the link lists of one DOM-label class
-that are mostly content count whole (``sitedecide.list_votes``)."""
+that are mostly content count whole (``site.decide.list_votes``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 
 from bench.site_documents import process_doc
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.pagefacts import facts_of
-from rankcrawl.pipelines.sitedecide import link_classes, list_votes
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.decide import link_classes, list_votes
+from rankcrawl.pipelines.site.facts import facts_of
 from tests.test_link_dense_content import WORDS, sentence
 
 HOST = "http://manual.test"

@@ -13,12 +13,12 @@ import pytest
 from lxml import etree
 
 from rankcrawl.crawler.cli.extract import extract_file, inflate
-from rankcrawl.pipelines import parsing
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.budget import analyze_within
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
-from rankcrawl.pipelines.elements import MAX_HREF, MAX_LINKS
-from rankcrawl.pipelines.parsing import cap_attributes, parse_html
+from rankcrawl.pipelines.page import parsing
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.page.budget import analyze_within
+from rankcrawl.pipelines.page.deadline import AnalysisTimeout, Deadline, clock
+from rankcrawl.pipelines.page.elements import MAX_HREF, MAX_LINKS
+from rankcrawl.pipelines.page.parsing import cap_attributes, parse_html
 
 WORDS = "river water stone house garden light market bridge".split()
 

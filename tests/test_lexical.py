@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from rankcrawl.pipelines.lexical import cosine, position_tfs, stand_in, tfidf, weighted, weighted_similarity
+from rankcrawl.pipelines.site.lexical import cosine, position_tfs, stand_in, tfidf, weighted, weighted_similarity
 
 
 def similarity(p: dict[str, dict[str, int]], q: dict[str, dict[str, int]], df: dict[str, int], n_docs: int) -> float:

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from rankcrawl.pipelines.document import SENTENCE_END, text_stats
-from rankcrawl.pipelines.parsing import VOID_TAGS, flatten_deep, parse_html
+from rankcrawl.pipelines.page.document import SENTENCE_END, text_stats
+from rankcrawl.pipelines.page.parsing import VOID_TAGS, flatten_deep, parse_html
 
 OLD_SENTENCE_END = re.compile(r"[.?!;]+[\"'»”’)\]]*(?=\s|$)")
 OLD_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*?(/?)>")
@@ -87,7 +87,7 @@ def test_unterminated_tags_take_one_scan(html: str) -> None:
 
 
 def test_title_separators_match_the_old_pattern_in_linear_time() -> None:
-    from rankcrawl.pipelines.classifiers import TITLE_SEPARATORS
+    from rankcrawl.pipelines.page.classifiers import TITLE_SEPARATORS
 
     old = re.compile(r"\s+[-|–—:»·]+\s+")
     rng = random.Random(3)
@@ -101,7 +101,7 @@ def test_title_separators_match_the_old_pattern_in_linear_time() -> None:
 
 
 def test_attribute_cap_leaves_ordinary_markup_alone() -> None:
-    from rankcrawl.pipelines.parsing import cap_attributes
+    from rankcrawl.pipelines.page.parsing import cap_attributes
 
     rng = random.Random(5)
     pieces = ["<div class='a b'>", "</div>", "<a href=\"/x?a=1&b=2\" title='t >'>", "x", " ", "<", ">", "\"", "'",
@@ -113,7 +113,7 @@ def test_attribute_cap_leaves_ordinary_markup_alone() -> None:
 
 @pytest.mark.parametrize("attributes", ["a{i}=v", "a{i}", 'a{i}="<b c=d>"', "a{i}='>' "])
 def test_tags_with_thousands_of_attributes_are_cut_not_parsed_quadratically(attributes: str) -> None:
-    from rankcrawl.pipelines.parsing import MAX_ATTRIBUTES
+    from rankcrawl.pipelines.page.parsing import MAX_ATTRIBUTES
 
     attrs = " ".join(attributes.format(i=i) for i in range(100_000))
     html = f"<html><body><p>before</p><div id=k {attrs}>inside</div><a href='/after'>after</a></body></html>"
@@ -136,7 +136,7 @@ def unbalanced_quote_page(n: int = 600) -> str:
 
 
 def test_an_unbalanced_quote_keeps_the_rest_of_the_page() -> None:
-    from rankcrawl.pipelines.parsing import cap_attributes
+    from rankcrawl.pipelines.page.parsing import cap_attributes
 
     html = unbalanced_quote_page()
     assert cap_attributes(html) == html
@@ -148,7 +148,7 @@ def test_an_unbalanced_quote_keeps_the_rest_of_the_page() -> None:
 def test_attribute_cap_agrees_with_libxml2_on_where_tags_are() -> None:
     """Random markup cut at 2 attributes a tag: libxml2 then sees no element with more than 2, and the
     same text as without the cut (so no text, script or comment was taken for a tag or the reverse)."""
-    from rankcrawl.pipelines.parsing import cap_attributes
+    from rankcrawl.pipelines.page.parsing import cap_attributes
 
     pieces = ["<div", "<p", "</div", "<b", " ", "\n", "\t", ">", "<", "=", '"', "'", "a", "b=c", "x='1'", 'y="2"',
               "/", "/>", "<!--", "-->", "--!>", "<!-->", "<!doctype html>", "<?pi?>", "</ ", "<script>", "<script",

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from lxml import html
 
-from rankcrawl.pipelines import link_features
-from rankcrawl.pipelines.budget import analyze_within
-from rankcrawl.pipelines.deadline import clock
+from rankcrawl.pipelines.page import link_features
+from rankcrawl.pipelines.page.budget import analyze_within
+from rankcrawl.pipelines.page.deadline import clock
 
 
 def links_page(n: int) -> bytes:

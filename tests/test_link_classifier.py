@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.document import Document, Link, TextBlock
-from rankcrawl.pipelines.dom_features import ROLE_NAMES, PageContext
-from rankcrawl.pipelines.link_classifier import link_model, list_smoothed, with_main_list
-from rankcrawl.pipelines.link_features import LINK_FEATURES, AnchorRows, href_features, href_words, link_features
-from rankcrawl.pipelines.steps import PRESETS, PageState, run_steps
+from rankcrawl.pipelines.page.document import Document, Link, TextBlock
+from rankcrawl.pipelines.page.dom_features import ROLE_NAMES, PageContext
+from rankcrawl.pipelines.page.link_classifier import link_model, list_smoothed, with_main_list
+from rankcrawl.pipelines.page.link_features import LINK_FEATURES, AnchorRows, href_features, href_words, link_features
+from rankcrawl.pipelines.page.steps import PRESETS, PageState, run_steps
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
 
@@ -53,7 +53,7 @@ def analysed(html: str, url: str | None) -> PageState:
 def test_href_words_fast_path_matches_the_case_insensitive_patterns() -> None:
     import random
 
-    from rankcrawl.pipelines.link_features import HREF_WORDS
+    from rankcrawl.pipelines.page.link_features import HREF_WORDS
 
     rng = random.Random(7)
     words = ["LogIn", "sign-UP", "Cart", "about", "TAGS", "Category", "FaceBook", "x.COM", "MAILTO:", "Share",

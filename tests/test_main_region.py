@@ -4,8 +4,8 @@ the theme adds the page's name to its classes (Sphinx: ``<div id="docs-body" cla
 from __future__ import annotations
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.pagefacts import FactOptions, PageFacts, facts_of, region_chain
-from rankcrawl.pipelines.sitedecide import decide, page_keys
+from rankcrawl.pipelines.site.decide import decide, page_keys
+from rankcrawl.pipelines.site.facts import FactOptions, PageFacts, facts_of, region_chain
 from tests.test_link_dense_content import WORDS, sentence
 
 HOST = "http://docs.test"

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from rankcrawl.pipelines import shingles
+from rankcrawl.pipelines.site import shingles
 
 PIECES = ["a", "B", "z9", "_", " ", "  ", "\n", ".", ",", "-", "'", "é", "ß", "東京", "Ω", "😀", "\u00a0", "\u200b",
           "home", "about", "contact", "the", "quick", "brown", "fox"]

@@ -3,9 +3,9 @@
 import random
 
 from bench.site_documents import process_doc
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.neardup import MIN_TOKENS, signature
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.neardup import MIN_TOKENS, signature
 
 WORDS = [f"word{i}" for i in range(2000)]
 

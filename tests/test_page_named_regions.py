@@ -11,9 +11,9 @@ then one long list of changes) leaves out the introduction and the cross-referen
 from __future__ import annotations
 
 from bench.site_documents import process_doc
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.pagefacts import FactOptions, facts_of
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.facts import FactOptions, facts_of
 from tests.test_link_dense_content import WORDS, sentence
 
 HOST = "http://manual.test"

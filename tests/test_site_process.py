@@ -10,9 +10,9 @@ import signal
 import pytest
 from test_analysis_pipeline import page
 
-from rankcrawl.pipelines.pagefacts import FactOptions, analyze_page
-from rankcrawl.pipelines.site_process import SiteProcess, SiteSpec, SiteThread
-from rankcrawl.pipelines.workers import WorkerCrashed
+from rankcrawl.pipelines.site.facts import FactOptions, analyze_page
+from rankcrawl.pipelines.workers.pool import WorkerCrashed
+from rankcrawl.pipelines.workers.site_process import SiteProcess, SiteSpec, SiteThread
 
 PAGES = [(f"http://a.example/article{i}", page(i)) for i in range(8)]
 OPTIONS = FactOptions(site=True)
@@ -67,4 +67,4 @@ def test_the_site_process_logs_through_this_process(caplog: pytest.LogCaptureFix
         process.close(0.1)
     assert result.follow  # decided per page
     records = [r for r in caplog.records if "site-level state unavailable" in r.getMessage()]  # a loaded machine may log a retry too
-    assert records and all(r.name == "rankcrawl.pipelines.sitelevel" and r.process != os.getpid() for r in records)
+    assert records and all(r.name == "rankcrawl.pipelines.site.analyzer" and r.process != os.getpid() for r in records)

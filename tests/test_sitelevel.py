@@ -3,8 +3,8 @@
 import pytest
 
 from bench.site_documents import process_doc
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
 
 HOST = "http://site.test"
 NAV = "".join(f'<li><a href="/section/{s}">{s.title()} news</a></li>' for s in ("world", "sport", "arts", "money"))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import redis
 
-from rankcrawl.pipelines import sitestate
-from rankcrawl.pipelines.pagefacts import PageFacts
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
-from rankcrawl.pipelines.sitestate import SiteState, typed_keys
+from rankcrawl.pipelines.site import sketch
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.facts import PageFacts
+from rankcrawl.pipelines.site.sketch import SiteState, typed_keys
 
 HOST = "http://big.test"
 NAV = [f"{HOST}/nav/{k}" for k in range(8)]
@@ -44,7 +44,7 @@ def test_keys_count_pages_once_and_a_seen_page_is_read_only(r: redis.Redis) -> N
 
 
 def test_counts_and_page_count_decay_together(r: redis.Redis, monkeypatch) -> None:
-    monkeypatch.setattr(sitestate, "DECAY_AT", 10)
+    monkeypatch.setattr(sketch, "DECAY_AT", 10)
     state = SiteState(r, "t:")
     nav = typed_keys("sh", [1])
     replies = [state.update(HOST, f"{HOST}/p/{i}", nav) for i in range(12)]

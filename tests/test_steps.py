@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.classifiers import CLASSIFIERS, RULES
-from rankcrawl.pipelines.steps import BASE, DEFAULT_PRESET, PRESETS, PageState, Step, preset, run_steps
+from rankcrawl.pipelines.page.classifiers import CLASSIFIERS, RULES
+from rankcrawl.pipelines.page.steps import BASE, DEFAULT_PRESET, PRESETS, PageState, Step, preset, run_steps
 
 SENTENCE = "The quick brown fox jumps over the lazy dog near the quiet river bank today."
 PAGE = ("<html><head><title>Fox</title></head><body><ul><li><a href='/a'>Home</a></li><li><a href='/b'>News</a>"

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from rankcrawl.pipelines import parsing
+from rankcrawl.pipelines.page import parsing
 
 if parsing._tagscan is None:
     if os.environ.get("CI"):
@@ -64,7 +64,7 @@ def test_overlapping_scans_stop_at_the_work_bound() -> None:
 def test_utf8_length_is_what_pythons_decoder_keeps() -> None:
     """``utf8_length`` against Python's strict decoder (incremental when truncated) on random byte runs:
     overlongs, surrogates, code points past U+10FFFF, stray and missing continuation bytes."""
-    from rankcrawl.pipelines.decoding import utf8_decoded
+    from rankcrawl.pipelines.page.decoding import utf8_decoded
 
     pieces = [b"a", b"\x80", b"\xbf", b"\xc0", b"\xc1", b"\xc2", b"\xdf", b"\xe0", b"\xe1", b"\xed", b"\xef", b"\xf0",
               b"\xf3", b"\xf4", b"\xf5", b"\xff", b"\x9f", b"\xa0", b"\x90", b"\x8f", "é".encode(), "€".encode(),

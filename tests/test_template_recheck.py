@@ -1,14 +1,14 @@
 """A block that recurs on the first section a crawl fetches is template while that section is most
-of the host; once the host has grown past it, its pages get their links back (pagering recheck)."""
+of the host; once the host has grown past it, its pages get their links back (site.recent_pages recheck)."""
 
 import numpy as np
 
 from bench.site_documents import process_doc
-from rankcrawl.pipelines.analyze import analyze
-from rankcrawl.pipelines.pagefacts import PageFacts
-from rankcrawl.pipelines.pagering import HOSTS_KEPT, RecentPages, Remembered
-from rankcrawl.pipelines.sitedecide import PageKeys
-from rankcrawl.pipelines.sitelevel import SiteAnalyzer
+from rankcrawl.pipelines.page.analyze import analyze
+from rankcrawl.pipelines.site.analyzer import SiteAnalyzer
+from rankcrawl.pipelines.site.decide import PageKeys
+from rankcrawl.pipelines.site.facts import PageFacts
+from rankcrawl.pipelines.site.recent_pages import HOSTS_KEPT, RecentPages, Remembered
 from rankcrawl.settings.urls import split_url
 
 HOST = "http://manual.test"

@@ -3,7 +3,7 @@
 from lxml import html
 
 from bench.templates import components, global_templates, local_templates
-from rankcrawl.pipelines.pagelets import partition
+from rankcrawl.pipelines.site.pagelets import partition
 
 NAV = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(6)) + "</ul>"
 

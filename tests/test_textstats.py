@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from rankcrawl.pipelines import document
+from rankcrawl.pipelines.page import document
 
 if document.text_stats is document.python_text_stats:
     if os.environ.get("CI"):

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from rankcrawl.pipelines import dom_features, link_features
+from rankcrawl.pipelines.page import dom_features, link_features
 
 if dom_features._tokens is None or link_features.LOWER_ASCII_WORDS is None:
     if os.environ.get("CI"):
@@ -53,7 +53,7 @@ def test_href_words_equal_the_regular_expressions() -> None:
 
 def test_number_paths_equals_pythons() -> None:
     """Label numbering of path batches (new labels appended in first-seen order, -1 past each path's end)."""
-    from rankcrawl.pipelines import _tokens
+    from rankcrawl.pipelines.page import _tokens
 
     rng = random.Random(2)
     labels = [f"div[{i}]" for i in range(30)] + ["a[1].x", "ul[2]#n"]

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from rankcrawl.pipelines import analyze
-from rankcrawl.pipelines.classifiers import get_classifier
-from rankcrawl.pipelines.dom_features import PageContext
-from rankcrawl.pipelines.trained_classifier import (
+from rankcrawl.pipelines.page.classifiers import get_classifier
+from rankcrawl.pipelines.page.dom_features import PageContext
+from rankcrawl.pipelines.page.trained_classifier import (
     ALL_FEATURES,
     PAGE_FEATURES,
     REGION_FEATURES,
@@ -19,7 +19,7 @@ from rankcrawl.pipelines.trained_classifier import (
     block_region_features,
     trained_features,
 )
-from rankcrawl.pipelines.trees import TreeEnsemble
+from rankcrawl.pipelines.page.trees import TreeEnsemble
 
 
 def tiny_ensemble() -> TreeEnsemble:
@@ -100,7 +100,7 @@ def test_vectorised_inference_equals_per_node_traversal(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_compiled_walk_reaches_the_numpy_walks_leaves(seed: int) -> None:
-    from rankcrawl.pipelines import trees
+    from rankcrawl.pipelines.page import trees
 
     if trees._treewalk is None:
         if os.environ.get("CI"):
@@ -204,8 +204,8 @@ def test_single_huge_block_is_kept() -> None:
 
 
 def test_index_free_paths_drop_every_sibling_index_of_every_label() -> None:
-    from rankcrawl.pipelines.blockstats import first_seen
-    from rankcrawl.pipelines.dom_features import PathCodes, index_free
+    from rankcrawl.pipelines.page.blockstats import first_seen
+    from rankcrawl.pipelines.page.dom_features import PathCodes, index_free
 
     path = ("html[1]", "body[1]#main.col-N", "div[12].card", "x[3][4]", "li[2]", "a[1]")
     assert tuple(map(index_free, path)) == ("html", "body#main.col-N", "div.card", "x", "li", "a")

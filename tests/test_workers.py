@@ -7,8 +7,8 @@ import subprocess
 import sys
 import textwrap
 
-from rankcrawl.pipelines.pagefacts import FactOptions, analyze_page
-from rankcrawl.pipelines.workers import AnalysisPool
+from rankcrawl.pipelines.site.facts import FactOptions, analyze_page
+from rankcrawl.pipelines.workers.pool import AnalysisPool
 
 PAGE = ("<html><head><title>P{i}</title></head><body><ul><li><a href='/a'>A</a></li><li><a href='/b'>B</a></li>"
         "<li><a href='/c'>C</a></li></ul><main><p>" + "story words here " * 30 +

@@ -112,7 +112,7 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     from rankcrawl.crawler.crawl_outcome import nothing_fetched
     from rankcrawl.crawler.runner import run_crawl
     from rankcrawl.crawler.spider import check_seeds
-    from rankcrawl.pipelines.edge_pipeline import REDIS_UNAVAILABLE
+    from rankcrawl.pipelines.edges.sink import REDIS_UNAVAILABLE
 
     check_seeds(seeds)
     spider_args = parse_overrides(arguments, "-a")

@@ -30,10 +30,10 @@ import click
 
 from rankcrawl.crawler.cli.options import UserError
 from rankcrawl.crawler.cli.sandbox import HARD_FACTOR, HardTimeout, Sandbox, WorkerDied
-from rankcrawl.pipelines.analyze import DEFAULT_MAX_PAGE_BYTES
-from rankcrawl.pipelines.budget import FULL_SHARE, PREFIX_SHARE, analyze_within
-from rankcrawl.pipelines.deadline import AnalysisTimeout, Deadline, clock
-from rankcrawl.pipelines.links import base_url
+from rankcrawl.pipelines.page.analyze import DEFAULT_MAX_PAGE_BYTES
+from rankcrawl.pipelines.page.budget import FULL_SHARE, PREFIX_SHARE, analyze_within
+from rankcrawl.pipelines.page.deadline import AnalysisTimeout, Deadline, clock
+from rankcrawl.pipelines.page.links import base_url
 from rankcrawl.settings.defaults import DEFAULTS
 
 HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
