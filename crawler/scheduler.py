@@ -17,7 +17,7 @@ out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIE
 downloader below the slot's concurrency), so a busy host never holds the others back; it returns
 None while every queued slot is full, and the engine asks again when a download ends. A
 re-scoring frontier also returns None while ``RANKCRAWL_ANALYSIS_BACKLOG`` fetched pages await
-analysis (``analysis_backlog``): the evidence those pages carry would come too late for the URLs
+analysis (``awaiting_analysis``): the evidence those pages carry would come too late for the URLs
 handed out meanwhile, and analysis, not fetching, sets the crawl's pace; the engine asks again as
 each page's processing ends. The
 handed-out request carries its entry's score in ``rankcrawl_value`` (the value its page hands on
@@ -103,14 +103,16 @@ def download_slot(request: Request, downloader: Any) -> str:
     return str(request.meta.get("download_slot") or urlparse_cached(request).hostname or "")
 
 
-def analysis_backlog(crawler: Any) -> int:
-    """Responses the engine's scraper holds: waiting for the spider, or in it and its middlewares, where
-    ``FollowMiddleware`` awaits their analysis (0 without a running engine)."""
+def awaiting_analysis(crawler: Any, backlog: int) -> bool:
+    """Whether ``backlog`` (0: never) or more responses are held by the engine's scraper: waiting for the
+    spider, or in it and its middlewares, where ``FollowMiddleware`` awaits their analysis."""
+    if not backlog:
+        return False
     try:
         slot = crawler.engine.scraper.slot
     except (AttributeError, RuntimeError):  # no engine (yet), or another Scrapy's internals
-        return 0
-    return len(slot.queue) + len(slot.active) if slot is not None else 0
+        return False
+    return slot is not None and len(slot.queue) + len(slot.active) >= backlog
 
 
 def busy_slots(downloader: Any) -> Callable[[str], bool]:
@@ -253,7 +255,7 @@ class RankedScheduler(BaseScheduler):
     def next_request(self) -> Request | None:
         if self.feed is not None:
             self._apply_ranks()
-        if self.backlog and analysis_backlog(self.crawler) >= self.backlog:
+        if awaiting_analysis(self.crawler, self.backlog):
             return None
         entry = self.queue.pop(busy_slots(self._downloader))
         if entry is None:

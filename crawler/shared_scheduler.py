@@ -42,7 +42,7 @@ from scrapy_redis.scheduler import Scheduler
 from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import VALUE_META, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
-from rankcrawl.crawler.scheduler import analysis_backlog, busy_slots, download_slot, first_evidence, link_evidence, link_score, queued_score
+from rankcrawl.crawler.scheduler import awaiting_analysis, busy_slots, download_slot, first_evidence, link_evidence, link_score, queued_score
 from rankcrawl.crawler.shared_frontier import SharedFrontier
 from rankcrawl.crawler.sibling_urls import Group, SiblingTally, sibling_group
 from rankcrawl.settings.config import RankcrawlConfig
@@ -182,7 +182,7 @@ class BatchedScheduler(Scheduler):
 
     def next_request(self) -> Request | None:
         self.flush_outbox()
-        if self.backlog and analysis_backlog(self.spider.crawler) >= self.backlog:
+        if awaiting_analysis(self.spider.crawler, self.backlog):
             return None
         busy = busy_slots(self._downloader)
         entry = self.held.pop(busy)
