@@ -17,7 +17,7 @@ slot with the fewest active downloads).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +78,21 @@ class FrontierQueue:
             entry.score = score
             self._offer(entry)
 
+    def rescore_many(self, scores: Iterable[tuple[Hashable, float]]) -> None:
+        """Set the scores of many queued keys (an epoch's): each touched slot is compacted and
+        registered once, not once per key."""
+        touched: set[str] = set()
+        for key, score in scores:
+            entry = self.entries[key]
+            score = float(score)
+            if score != entry.score:
+                entry.score = score
+                heapq.heappush(self._heaps.setdefault(entry.slot, []), (-score, entry.seq, key))
+                touched.add(entry.slot)
+        for slot in touched:
+            self._compact(slot)
+            self.refresh(slot)
+
     def remove(self, key: Hashable) -> Entry | None:
         """Drop a queued key (its heap tuples go stale); the entry, or None if it was not queued."""
         entry = self.entries.pop(key, None)
@@ -87,12 +102,16 @@ class FrontierQueue:
         return entry
 
     def _offer(self, entry: Entry) -> None:
-        heap = self._heaps.setdefault(entry.slot, [])
-        if len(heap) > 2 * self._live[entry.slot] + COMPACT_MIN:
-            heap[:] = [(-e.score, e.seq, e.key) for e in self._slot_entries(heap, entry.slot)]
-            heapq.heapify(heap)
-        heapq.heappush(heap, (-entry.score, entry.seq, entry.key))
+        self._compact(entry.slot)
+        heapq.heappush(self._heaps.setdefault(entry.slot, []), (-entry.score, entry.seq, entry.key))
         self.refresh(entry.slot)
+
+    def _compact(self, slot: str) -> None:
+        """Rebuild the slot's heap from its live entries once stale tuples outnumber them."""
+        heap = self._heaps.get(slot)
+        if heap is not None and len(heap) > 2 * self._live[slot] + COMPACT_MIN:
+            heap[:] = [(-e.score, e.seq, e.key) for e in self._slot_entries(heap, slot)]
+            heapq.heapify(heap)
 
     def refresh(self, slot: str) -> None:
         """Register the slot's best entry, with its slot score now, in the heads heap."""

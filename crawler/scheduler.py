@@ -145,6 +145,8 @@ class RankedScheduler(BaseScheduler):
         """Per queued key, its evidence (``Strategy.evidence`` of its in-links, or of an epoch)."""
         self.tally = HostTally()
         self.siblings = SiblingTally() if strat.uses_siblings else None
+        self.groups: dict[Hashable, Group] = {}
+        """Per queued key with a sibling group, the group (computed once, when the key is queued)."""
         self.queue = FrontierQueue(self._host_score if strat.uses_hosts else None)
         """Entries hold their score, or (``uses_hosts``) their evidence, which the host's counts turn
         into the score the queue compares across hosts (exact at every pop: ``refresh``)."""
@@ -196,6 +198,9 @@ class RankedScheduler(BaseScheduler):
     def _group(self, slot: str, request: Request) -> Group | None:
         return sibling_group(slot, request.url) if self.siblings is not None else None
 
+    def _queued_group(self, key: Hashable) -> Group | None:
+        return self.groups.get(key)
+
     def _evidence(self, key: Hashable, group: Group | None) -> float:
         """The entry's evidence with its sibling evidence."""
         own = self.evidence[key]
@@ -217,7 +222,6 @@ class RankedScheduler(BaseScheduler):
         evidence = link_evidence(request)
         strat = self.strategy
         slot = self._slot(request)
-        group = self._group(slot, request)
         added = link_score(strat, evidence) if evidence is not None else 0.0
         if evidence is not None and strat.uses_hosts:
             self.tally.linked(slot, evidence[1])  # every counted in-link of the host, new URL or not
@@ -229,15 +233,18 @@ class RankedScheduler(BaseScheduler):
             key = self.crawler.request_fingerprinter.fingerprint(request)
             if key in self.queue:
                 if evidence is not None and strat.rescores:
+                    group = self._queued_group(key)
                     self.evidence[key] += added
                     self._sibling_link(group, key, added)
                     self.queue.rescore(key, self._score(key, self.queue.entries[key].payload.priority, group))
                     self.stats.inc_value("rankcrawl/frontier/rescored")
                 return False
             if self.df.request_seen(request):
-                self._sibling_link(group, key, added)
+                if added > 0:
+                    self._sibling_link(self._group(slot, request), key, added)
                 self.df.log(request, self.spider)
                 return False
+        group = self._group(slot, request)
         self.evidence[key] = first_evidence(strat, request, evidence)
         self._sibling_link(group, key, added)
         self._push(key, request, slot, group)
@@ -248,6 +255,8 @@ class RankedScheduler(BaseScheduler):
         self.tally.queued(slot)
         if self.siblings is not None:
             self.siblings.queued(group, key)
+            if group is not None:
+                self.groups[key] = group
         self.queue.push(key, slot, self._score(key, request.priority, group), request)
         if self.feed is not None:
             self.feed.queued.append((key, request.url))
@@ -261,7 +270,7 @@ class RankedScheduler(BaseScheduler):
         if entry is None:
             return None
         request: Request = entry.payload
-        group = self._group(entry.slot, request)
+        group = self.groups.pop(entry.key, None)
         request.meta[VALUE_META] = self.strategy.score(self._evidence(entry.key, group), request.priority,
                                                        self.tally.of(entry.slot))
         del self.evidence[entry.key]
@@ -280,10 +289,10 @@ class RankedScheduler(BaseScheduler):
         for _epoch, ranks in self.feed.drain():
             queued = self.queue.entries
             items = [(key, queued[key].slot, rank, self.evidence[key]) for key, rank in ranks if key in queued]
-            self.evidence.update(epoch_evidence(items))
-            for key, slot, *_ in items:
-                request = queued[key].payload
-                self.queue.rescore(key, self._score(key, request.priority, self._group(slot, request)))
+            evidence = epoch_evidence(items)
+            self.evidence.update(evidence)
+            self.queue.rescore_many((key, self._score(key, queued[key].payload.priority, self._queued_group(key)))
+                                    for key in evidence)
             self.stats.inc_value("rankcrawl/frontier/epochs")
             self.stats.inc_value("rankcrawl/frontier/ranked", len(items))
 

@@ -17,10 +17,10 @@ mean evidence of the other URLs of its group.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 SIBLING_WEIGHT = 0.3
 """Weight of the mean in-link evidence of a URL's siblings in its own evidence."""
@@ -34,9 +34,14 @@ Group = int
 """A sibling group's id: 8 bytes of a hash of (slot, file name), the same in every process and run."""
 
 
+_PATH = re.compile(r"[^:/?#]+://[^/?#]*([^?#]*)")
+"""The path of an absolute URL (RFC 3986's split, as ``urlsplit``), without parsing the rest."""
+
+
 def sibling_group(slot: str, url: str) -> Group | None:
     """The group of ``url`` on ``slot`` (its last path segment), or None for a generic name."""
-    name = urlsplit(url).path.rsplit("/", 1)[-1]
+    match = _PATH.match(url)
+    name = match.group(1).rsplit("/", 1)[-1] if match else ""
     if name.lower() in GENERIC_NAMES:
         return None
     digest = hashlib.blake2b(f"{slot}\x00{name}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
