@@ -54,6 +54,12 @@ def served_order(run: CrawlRun, web: Web, index: dict[str, int]) -> list[int]:
     return order
 
 
+def page_kb(run: CrawlRun, web: Web) -> float:
+    """Mean size in KB of the distinct pages the server answered with 200."""
+    pages = run.fetched_pages(web)
+    return sum(len(web.answer(u).body()) for u in pages) / max(len(pages), 1) / 1024
+
+
 def crawl_orders(web: Web, sim: SimWeb, urls: list[str], seeds: list[str], budget: int, names: list[str],
                  processes: int, plain: bool, timeout: float) -> dict[str, tuple[list[int], CrawlRun]]:
     """One crawl per frontier (and plain Scrapy): served order and the run."""
@@ -135,6 +141,11 @@ def main(argv: list[str] | None = None) -> None:
     vs_fifo = {name: [c[mid] / f[mid] for c, f in zip(curve[name], curve[fifo_name])] if fifo_name in curve else []
                for name in names}
     vs_plain = {name: [r / p for r, p in zip(rate[name], rate[plain])] if plain in rate else [] for name in names}
+    kb = {name: [page_kb(run[name][1], web) for run in runs] for name in names}
+    kb_vs_plain = {name: [r * k / (p * q) for r, k, p, q in zip(rate[name], kb[name], rate[plain], kb[plain])]
+                   if plain in rate else [] for name in names}
+    cpu_ms = {name: [1000 * run[name][1].cpu / max(len(run[name][1].fetched_pages(web)), 1) for run in runs]
+              for name in names}
 
     def med(xs: list[float]) -> float | str:
         return float(np.median(xs)) if xs else ""
@@ -143,14 +154,15 @@ def main(argv: list[str] | None = None) -> None:
         return f"{min(xs):.3f}–{max(xs):.3f}" if len(xs) > 1 else ""
 
     rows = [["oracle (pages by importance)", *best, 1.0, med([best[mid] / f[mid] for f in curve[fifo_name]])
-             if fifo_name in curve else "", "", "", "", ""]]
+             if fifo_name in curve else "", "", "", "", "", "", "", ""]]
     for name in names:
         mass = [float(np.median([c[i] for c in curve[name]])) for i in range(len(ks))]
         rows.append([LABELS.get(name, name), *mass, mass[mid] / best[mid], med(vs_fifo[name]), spread(vs_fifo[name]),
-                     med(rate[name]), med(vs_plain[name]), spread(vs_plain[name])])
+                     med(rate[name]), med(vs_plain[name]), spread(vs_plain[name]), med(kb[name]),
+                     med(kb_vs_plain[name]), med(cpu_ms[name])])
     headers = ["frontier", *(f"mass @ {f:.0%}" for f in fractions), f"÷ oracle @ {fractions[mid]:.0%}",
                f"÷ FIFO @ {fractions[mid]:.0%}", "÷ FIFO, range over runs", "pages/s", "÷ plain Scrapy pages/s",
-               "÷ plain, range over runs"]
+               "÷ plain, range over runs", "KB per page", "KB/s ÷ plain Scrapy", "CPU ms per page"]
     table = markdown_table(headers, rows)
     by_count = markdown_table(["first pages fetched", "oracle", *(LABELS.get(n, n) for n in names)],
                               [[k, mass_curve(sim, oracle(sim, k), [k])[0],
@@ -165,7 +177,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.repeat} crawl(s) per frontier, interleaved (figures: medians over the crawls), "
         f"{args.processes} crawl process(es){' sharing one Redis frontier' if args.processes > 1 else ''}. "
         "mass @ k = share of the gold content graph's PageRank held by the first k pages the server served; "
-        "pages/s counted at the server (plain Scrapy crawls every page, rankcrawl stops at the budget). "
+        "pages/s counted at the server (plain Scrapy crawls every page, rankcrawl stops at the budget); "
+        "KB per page = mean size of the pages served, KB/s = pages/s × KB per page; CPU ms per page = CPU of the "
+        "crawl and every process it started (analysis workers) over the pages served. "
         f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores. Command: `{command}`.\n\n" + table
         + "\n\nThe same crawls after a fixed number of pages:\n\n" + by_count))
 
