@@ -64,7 +64,11 @@ STATE_FILE = "rankcrawl-frontier.jsonl"
 def link_evidence(request: Request) -> tuple[float, float, float] | None:
     """The (value, share, topic boost) of the in-link a request carries, or None (a start or spider
     request). The meta is removed: a queued request carries nothing more than Scrapy's own."""
-    raw = request.meta.pop(LINK_META, None)
+    return link_evidence_of(request.meta.pop(LINK_META, None))
+
+
+def link_evidence_of(raw: object) -> tuple[float, float, float] | None:
+    """A ``rankcrawl_link`` meta value as (value, share, topic boost), or None where it is malformed."""
     if not isinstance(raw, (list, tuple)) or len(raw) not in (2, 3):
         return None
     try:
@@ -147,6 +151,10 @@ class RankedScheduler(BaseScheduler):
         self.siblings = SiblingTally() if strat.uses_siblings else None
         self.groups: dict[Hashable, Group] = {}
         """Per queued key with a sibling group, the group (computed once, when the key is queued)."""
+        self.queued_urls: dict[str, Hashable] = {}
+        """The URL of every queued request (not ``dont_filter``) → its key (``credit``)."""
+        self._rescored = 0
+        """Entries re-scored by an in-link since the stat was last updated (``next_request``)."""
         self.queue = FrontierQueue(self._host_score if strat.uses_hosts else None)
         """Entries hold their score, or (``uses_hosts``) their evidence, which the host's counts turn
         into the score the queue compares across hosts (exact at every pop: ``refresh``)."""
@@ -176,6 +184,7 @@ class RankedScheduler(BaseScheduler):
         return self.df.open()
 
     def close(self, reason: str) -> Any:
+        self._count_rescored()
         if self.feed is not None:
             self.feed.stop()
         if self.jobdir:
@@ -223,22 +232,16 @@ class RankedScheduler(BaseScheduler):
         strat = self.strategy
         slot = self._slot(request)
         added = link_score(strat, evidence) if evidence is not None else 0.0
-        if evidence is not None and strat.uses_hosts:
-            self.tally.linked(slot, evidence[1])  # every counted in-link of the host, new URL or not
-            self.queue.refresh(slot)
         if request.dont_filter:
+            self._host_link(slot, evidence)
             self._unfiltered += 1
             key: Hashable = ("unfiltered", self._unfiltered)
         else:
             key = self.crawler.request_fingerprinter.fingerprint(request)
             if key in self.queue:
-                if evidence is not None and strat.rescores:
-                    group = self._queued_group(key)
-                    self.evidence[key] += added
-                    self._sibling_link(group, key, added)
-                    self.queue.rescore(key, self._score(key, self.queue.entries[key].payload.priority, group))
-                    self.stats.inc_value("rankcrawl/frontier/rescored")
+                self._credit_queued(key, evidence)
                 return False
+            self._host_link(slot, evidence)
             if self.df.request_seen(request):
                 if added > 0:
                     self._sibling_link(self._group(slot, request), key, added)
@@ -251,6 +254,36 @@ class RankedScheduler(BaseScheduler):
         self.stats.inc_value("scheduler/enqueued")
         return True
 
+    def _host_link(self, slot: str, evidence: tuple[float, float, float] | None) -> None:
+        """Count an in-link to a URL of ``slot`` in the host's counts (every counted in-link of the
+        host, to a new, queued or fetched URL alike)."""
+        if evidence is not None and self.strategy.uses_hosts:
+            self.tally.linked(slot, evidence[1])
+            self.queue.refresh(slot)
+
+    def _credit_queued(self, key: Hashable, evidence: tuple[float, float, float] | None) -> None:
+        """An in-link to the queued ``key``: its host's counts, and (re-scoring strategies) its evidence,
+        its siblings' and its score."""
+        entry = self.queue.entries[key]
+        self._host_link(entry.slot, evidence)
+        if evidence is not None and self.strategy.rescores:
+            added = link_score(self.strategy, evidence)
+            group = self._queued_group(key)
+            self.evidence[key] += added
+            self._sibling_link(group, key, added)
+            self.queue.rescore(key, self._score(key, entry.payload.priority, group))
+            self._rescored += 1
+
+    def credit(self, url: str, link: object) -> bool:
+        """The in-link ``link`` (a ``rankcrawl_link`` meta value) to ``url``, if ``url`` is queued under
+        that exact URL: applied as a request for it would be, without the request (which the frontier would
+        drop). False when it is not queued: the caller yields the request."""
+        key = self.queued_urls.get(url)
+        if key is None:
+            return False
+        self._credit_queued(key, link_evidence_of(link))
+        return True
+
     def _push(self, key: Hashable, request: Request, slot: str, group: Group | None) -> None:
         self.tally.queued(slot)
         if self.siblings is not None:
@@ -258,10 +291,20 @@ class RankedScheduler(BaseScheduler):
             if group is not None:
                 self.groups[key] = group
         self.queue.push(key, slot, self._score(key, request.priority, group), request)
+        if not request.dont_filter:
+            self.queued_urls[request.url] = key
         if self.feed is not None:
             self.feed.queued.append((key, request.url))
 
+    def _count_rescored(self) -> None:
+        """Add the in-link re-scorings to their stat (once per ``next_request``: a stats call per in-link
+        would cost more than the update)."""
+        if self._rescored:
+            self.stats.inc_value("rankcrawl/frontier/rescored", self._rescored)
+            self._rescored = 0
+
     def next_request(self) -> Request | None:
+        self._count_rescored()
         if self.feed is not None:
             self._apply_ranks()
         if awaiting_analysis(self.crawler, self.backlog):
@@ -271,6 +314,8 @@ class RankedScheduler(BaseScheduler):
             return None
         request: Request = entry.payload
         group = self.groups.pop(entry.key, None)
+        if self.queued_urls.get(request.url) == entry.key:
+            del self.queued_urls[request.url]
         request.meta[VALUE_META] = self.strategy.score(self._evidence(entry.key, group), request.priority,
                                                        self.tally.of(entry.slot))
         del self.evidence[entry.key]

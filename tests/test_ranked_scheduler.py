@@ -59,6 +59,19 @@ def test_a_url_found_again_with_new_in_links_moves_up_the_queue(frontier: str, r
         s.close("finished")
 
 
+@pytest.mark.parametrize("frontier", ["opic", "inlinks", "pagerank"])
+def test_a_link_to_a_queued_url_is_credited_without_a_request(frontier: str) -> None:
+    s = scheduler(frontier)
+    for url in ("http://a.test/1", "http://a.test/2", "http://a.test/3"):
+        assert s.enqueue_request(link(url, 1.0, 0.2))
+    assert s.credit("http://a.test/3", [1.0, 0.2])  # queued: its entry takes the in-link
+    assert not s.credit("http://a.test/4", [1.0, 0.2])  # not queued: the caller yields a request
+    assert len(s) == 3
+    assert drain(s)[0] == "http://a.test/3"
+    assert s.stats.get_value("rankcrawl/frontier/rescored") == 1
+    assert not s.credit("http://a.test/3", [1.0, 0.2])  # handed out: no longer queued
+
+
 def test_breadth_first_keeps_first_seen_order_and_drops_later_sightings() -> None:
     s = scheduler("breadth-first")
     for url in ("http://a.test/1", "http://a.test/2", "http://a.test/1"):
@@ -98,6 +111,21 @@ def test_rescoring_in_any_order_pops_best_first() -> None:
     popped = [q.pop().key for _ in range(300)]
     assert [scores[k] for k in popped] == sorted(scores.values(), reverse=True)
     assert len(q) == 0 and q.pop() is None
+
+
+def test_a_batch_rescoring_pops_as_one_by_one_rescoring() -> None:
+    rng = np.random.default_rng(1)
+    one, batch = FrontierQueue(), FrontierQueue()
+    for k in range(300):
+        score = float(rng.integers(0, 20))
+        one.push(k, f"h{k % 7}", score, None)
+        batch.push(k, f"h{k % 7}", score, None)
+    for _ in range(5):
+        epoch = {int(k): float(rng.integers(0, 40)) for k in rng.integers(0, 300, 400)}
+        for k, score in epoch.items():
+            one.rescore(k, score)
+        batch.rescore_many(epoch.items())
+    assert [e.key for e in iter(one.pop, None)] == [e.key for e in iter(batch.pop, None)]
 
 
 def test_a_restarted_crawl_resumes_with_the_same_queue(tmp_path: Path) -> None:

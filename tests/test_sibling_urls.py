@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from scrapy import Request, Spider
@@ -37,6 +38,13 @@ def test_the_group_is_the_hosts_file_name_and_generic_names_have_none() -> None:
     assert en != sibling_group("a.test", "http://a.test/docs/en/mod/core.htm")
     for generic in ("http://a.test/docs/", "http://a.test/docs/en/index.html", "http://a.test/", "http://a.test"):
         assert sibling_group("a.test", generic) is None
+
+
+@pytest.mark.parametrize("url", ["http://a.test/x/y.html?q=/z.html#f", "https://a.test:8080", "https://a.test?x=/a/b.html",
+                                 "http://a.test/#/a.html", "http://u@a.test/p/q.html", "http://a.test/a%20b.html"])
+def test_the_group_reads_the_path_as_urlsplit_does(url: str) -> None:
+    name = urlsplit(url).path.rsplit("/", 1)[-1]
+    assert sibling_group("a.test", url) == (sibling_group("a.test", f"http://a.test/d/{name}") if name else None)
 
 
 def test_sibling_evidence_is_the_weighted_mean_of_the_other_urls() -> None:
