@@ -13,6 +13,12 @@ default callback (``parse``; a CrawlSpider's rules) gets their responses. Links 
 requested from the same page are not requested twice. A page whose callback raises is not
 analysed (Scrapy reports the spider error).
 
+A link to a URL that rankcrawl's frontier (``RankedScheduler``) holds queued already is credited to its
+queued entry directly (``RankedScheduler.credit``: the evidence the request would carry), without a
+request that the frontier would drop as a duplicate: most links of a page lead to URLs seen before,
+and a request costs the reactor far more than the entry's update (the spider middlewares, the
+scheduling signals, the fingerprint).
+
 RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
 crawl closes with reason ``page_budget`` and no more links are followed (pages in flight finish).
 
@@ -21,7 +27,8 @@ HttpErrorMiddleware's HttpError) is stored as gone, so the URL gets no rank (red
 aliases in ``crawler/redirects.py``).
 
 Stats: ``page_analyzer.record_stats``'s, ``rankcrawl/dropped/{non_html,http_error}``,
-``rankcrawl/follow/requests``, ``rankcrawl/follow/content`` (of them, links that are edges).
+``rankcrawl/follow/requests`` (links followed), ``rankcrawl/follow/content`` (of them, links that are
+edges), ``rankcrawl/follow/credited`` (of them, links credited to a queued entry instead of requested).
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from rankcrawl.pipelines.edges.sink import EdgeSink
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_stats
 from rankcrawl.pipelines.site.result import FollowLink, PageResult
 from rankcrawl.ranker.store.records import GONE_STATUS
-from rankcrawl.settings.config import RankcrawlConfig
+from rankcrawl.settings.config import RankcrawlConfig, shared_if_built
 from rankcrawl.settings.urls import normalize_url
 
 
@@ -115,7 +122,8 @@ class FollowMiddleware:
             yield request
         if page is None or self.budget.spent() or self.config.follow_scope == "none":
             return
-        followed = content = 0   # counted once per page: Scrapy's stats calls cost more than the loop
+        followed = content = credited = 0   # counted once per page: Scrapy's stats calls cost more than the loop
+        frontier = shared_if_built(self.crawler, RankedScheduler)
         try:
             for link in page.follow:
                 if link.url in requested or not selected(link, self.config.follow_scope):
@@ -123,11 +131,15 @@ class FollowMiddleware:
                 requested.add(link.url)
                 followed += 1
                 content += link.counted
+                if frontier is not None and frontier.credit(link.url, votes[link.url]):
+                    credited += 1
+                    continue
                 yield Request(link.url, meta={LINK_META: votes[link.url]},
                               priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted))
         finally:
             self.stats.inc_value("rankcrawl/follow/requests", followed)
             self.stats.inc_value("rankcrawl/follow/content", content)
+            self.stats.inc_value("rankcrawl/follow/credited", credited)
 
     def _votes(self, response: Response, page: PageResult | None) -> dict[str, list[float]]:
         """Per link target of the page: [the page's value, the link's share of its vote, its topic

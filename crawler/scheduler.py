@@ -54,7 +54,7 @@ from rankcrawl.crawler.frontier_queue import FrontierQueue
 from rankcrawl.crawler.frontier_scores import LINK_META, VALUE_META, HostTally, Strategy, epoch_evidence, strategy
 from rankcrawl.crawler.rank_feed import RankFeed
 from rankcrawl.crawler.sibling_urls import Group, SiblingTally, sibling_group
-from rankcrawl.settings.config import RankcrawlConfig
+from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +173,7 @@ class RankedScheduler(BaseScheduler):
     # -- lifecycle -------------------------------------------------------------------------
     def open(self, spider: Spider) -> Any:
         self.spider = spider
+        per_crawler(self.crawler, RankedScheduler, lambda: self)  # found by the follow middleware (``credit``)
         try:
             self._downloader = self.crawler.engine.downloader
         except (AttributeError, RuntimeError):  # no running engine (a scheduler used on its own)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -74,3 +75,14 @@ def test_a_restarted_crawl_resumes_its_queue(redis_url: str, tmp_path: Path) -> 
     paths = [p for _, p in log]
     assert 3 <= done < 10
     assert sorted(paths) == sorted(f"/p{i}" for i in range(10))  # every page once: resumed, nothing refetched
+
+
+def test_links_to_queued_urls_are_credited_and_every_page_is_fetched_once(redis_url: str) -> None:
+    """Every page links to every other: most links lead to queued URLs, which the frontier credits
+    without a request; the crawl still fetches each page once."""
+    with site("127.0.0.1", 12, 0.0) as (base, log):
+        proc = crawl([f"{base}/p0"], redis_url, "RANKCRAWL_FRONTIER=pagerank", "LOG_LEVEL=INFO", "CONCURRENT_REQUESTS=2")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(p for _, p in log) == sorted(f"/p{i}" for i in range(12))
+    credited = re.search(r"'rankcrawl/follow/credited': (\d+)", proc.stderr)
+    assert credited is not None and int(credited.group(1)) > 0, proc.stderr[-3000:]
