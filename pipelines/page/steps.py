@@ -7,7 +7,8 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 |-------------|------------------------------------------------------------------|---------------------------------|
 | decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
 | parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search                    |
-| blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context        |
+| blocks      | atomic text blocks and anchors' DOM paths (``blocks``); a page   | atomic, orphans, context        |
+|             | empty without its script reads its ``<noscript>`` (``noscript``)  |                                 |
 | regions     | page type (``page_type``); subtrees whose blocks will be dropped: | page_type, drop_roots           |
 |             | hidden (``hidden``), share bars (``share_bars``), comment sections |                                 |
 |             | after the article but on forums and products (``comments``),      |                                 |
@@ -60,6 +61,7 @@ from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
 from rankcrawl.pipelines.page.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.page.link_features import AnchorRows
+from rankcrawl.pipelines.page.noscript import fallbacks, unwrap
 from rankcrawl.pipelines.page.page_type import page_type
 from rankcrawl.pipelines.page.parsing import parse_page
 from rankcrawl.pipelines.page.share_bars import share_bars
@@ -127,6 +129,10 @@ def _parse(s: PageState) -> None:
 def _blocks(s: PageState) -> None:
     s.context = PageContext(s.root, s.url, search=s.search)
     s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
+    if found := fallbacks(s.root, s.atomic):
+        unwrap(found)
+        s.context = PageContext(s.root, s.url, search=s.search)
+        s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
 
 
 def _regions(s: PageState) -> None:
