@@ -12,7 +12,8 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 | regions     | page type (``page_type``); subtrees whose blocks will be dropped: | page_type, drop_roots           |
 |             | hidden (``hidden``), share bars (``share_bars``), comment sections |                                 |
 |             | after the article but on forums and products (``comments``),      |                                 |
-|             | link-dense teaser boxes after it (``teasers``)                    |                                 |
+|             | link-dense teaser boxes after it (``teasers``), cookie-consent    |                                 |
+|             | banners and dialogs (``consent``)                                 |                                 |
 | fusion      | Block Fusion (``blockfusion``, variant ``fusion``) of each run of | blocks (empties atomic), dropped |
 |             | atomic blocks inside / outside ``drop_roots`` (``dropping``)      |                                 |
 | positions   | share of the page's words before each block                      | blocks[i].position              |
@@ -52,6 +53,7 @@ from rankcrawl.pipelines.page.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.page.blocks import atomic_blocks
 from rankcrawl.pipelines.page.classifiers import FILTERS, RULES, Classifier
 from rankcrawl.pipelines.page.comments import comment_sections
+from rankcrawl.pipelines.page.consent import consent_boxes
 from rankcrawl.pipelines.page.deadline import Deadline
 from rankcrawl.pipelines.page.decoding import decode_html
 from rankcrawl.pipelines.page.document import TextBlock
@@ -141,7 +143,8 @@ def _regions(s: PageState) -> None:
     s.page_type = page_type(s.context.page_types, s.url)
     sections = section_candidates(s.root)
     s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
-                    *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type)]
+                    *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type),
+                    *consent_boxes(sections)]
 
 
 def _fusion(s: PageState) -> None:
