@@ -23,15 +23,14 @@ then the classification steps of ``PRESETS``, and ``drop``:
 
 | preset                                         | after BASE                                  |
 |------------------------------------------------|---------------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, prose_links, link_blocks, drop |
-| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, link_blocks, drop |
+| ``trained`` (default)                          | block_model, link_model, prose_links, drop  |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, drop |
 | ``trained-blocks``                             | block_model (links follow blocks), drop     |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop |
 
 ``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
-pages); ``link_blocks`` makes content of the link-dense blocks whose anchors the link model mostly keeps
-(``link_blocks``: a listing's item titles). ``content_lists`` keeps every anchor of a link list that is the content region's main
+pages). ``content_lists`` keeps every anchor of a link list that is the content region's main
 content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
 not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
 their gold annotations list no link at all), see docs/BENCHMARKS.md.
@@ -62,7 +61,6 @@ from rankcrawl.pipelines.page.dom_features import PageContext
 from rankcrawl.pipelines.page.dropping import drop, fuse_apart
 from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
-from rankcrawl.pipelines.page.link_blocks import content_link_blocks
 from rankcrawl.pipelines.page.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.page.link_features import AnchorRows
 from rankcrawl.pipelines.page.noscript import fallbacks, unwrap
@@ -198,11 +196,6 @@ def _prose_links(s: PageState) -> None:
                     s.link_content[el] = True
 
 
-def _link_blocks(s: PageState) -> None:
-    if s.link_content and s.flags is not None and s.anchor_rows is not None:
-        content_link_blocks(s.blocks, s.flags, s.link_content, s.anchor_rows, s.dropped)
-
-
 def _content_lists(s: PageState) -> None:
     if s.link_content and s.anchor_rows is not None:
         for el, keep in zip(list(s.link_content), content_lists(s.anchor_rows)):
@@ -250,7 +243,6 @@ BASE: tuple[Step, ...] = (Step("decode", _decode), Step("parse", _parse), Step("
 BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
 PROSE_LINKS = Step("prose_links", _prose_links)
-LINK_BLOCKS = Step("link_blocks", _link_blocks)
 CONTENT_LISTS = Step("content_lists", _content_lists)
 DROP = Step("drop", _drop)
 PROSE_PROBA = 0.8
@@ -258,8 +250,8 @@ PROSE_LINK_DENSITY = 0.25
 """prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
 block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, LINK_BLOCKS, DROP),
-    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, LINK_BLOCKS, DROP),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, DROP),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, DROP),
     "trained-blocks": BASE + (BLOCK_MODEL, DROP),
     **{name: BASE + (rules(name), DROP) for name in RULES},
 }
@@ -285,4 +277,3 @@ def run_steps(steps: tuple[Step, ...], state: PageState) -> PageState:
         if state.deadline is not None:
             state.deadline.check(step.name)
     return state
-
