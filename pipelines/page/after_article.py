@@ -33,16 +33,18 @@ NAMED = etree.XPath("//body//*[@id or @class or @role]")
 
 
 SECTION_STEMS = re.compile("comment|respond|disqus|dsq|replies|remark|discussion|related|recommend|trending|"
-                           "popular|viral|suggested|outbrain|taboola|archive|tagcloud|tags")
-"""Every word of ``comments.COMMENT_WORDS`` and ``teasers.TEASER_WORDS`` contains one of these; matched
-against the lower-cased names (``re.IGNORECASE`` makes this alternation ten times slower)."""
+                           "popular|viral|suggested|outbrain|taboola|archive|tagcloud|tags|cookie|consent|gdpr|"
+                           "ccpa|onetrust")
+"""Every word of ``comments.COMMENT_WORDS``, ``teasers.TEASER_WORDS`` and ``consent.CONSENT_WORDS``
+contains one of these; matched against the lower-cased names (``re.IGNORECASE`` makes this alternation
+ten times slower)."""
 SECTION_ROLES = frozenset({"comment"})
 
 
 def section_candidates(root: Any) -> list[Any]:
     """The elements below ``<body>`` (document order) whose id or class contains a ``SECTION_STEMS``
-    match or whose role is in ``SECTION_ROLES``: one cheap sieve of the page for ``comments`` and
-    ``teasers``, whose ``named`` tests run on these few only."""
+    match or whose role is in ``SECTION_ROLES``: one cheap sieve of the page for ``comments``,
+    ``teasers`` and ``consent``, whose own tests run on these few only."""
     out = []
     for el in NAMED(root):
         get = el.get

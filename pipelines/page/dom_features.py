@@ -177,9 +177,9 @@ def type_declarations(found: PageSearch) -> list[str]:
     return out
 
 
-def page_type_hints(root: Any, found: PageSearch | None = None) -> np.ndarray:
-    """float64[len(PAGE_TYPE_NAMES)]: page types named by ``<body>``'s classes, og:type or schema.org types;
-    ``found``: the page's ``elements.search_page`` (made here when not given)."""
+def declared_words(root: Any, found: PageSearch | None = None) -> set[str]:
+    """Lower-case words the page declares its type with: ``<body>``'s classes (whole and split), og:type
+    and schema.org types; ``found``: the page's ``elements.search_page`` (made here when not given)."""
     words: set[str] = set()
     if root is not None:
         body = root.find("body")
@@ -192,7 +192,18 @@ def page_type_hints(root: Any, found: PageSearch | None = None) -> np.ndarray:
                 words |= {t.lower() for t in SCHEMA_TYPE.findall(value)}
             else:
                 words.add(value.strip().lower())
+    return words
+
+
+def type_hints(words: set[str]) -> np.ndarray:
+    """float64[len(PAGE_TYPE_NAMES)]: whether ``declared_words`` name each of ``PAGE_TYPES``."""
     return np.array([float(bool(words & kinds)) for kinds in PAGE_TYPES.values()])
+
+
+def page_type_hints(root: Any, found: PageSearch | None = None) -> np.ndarray:
+    """float64[len(PAGE_TYPE_NAMES)]: page types named by ``<body>``'s classes, og:type or schema.org types;
+    ``found``: the page's ``elements.search_page`` (made here when not given)."""
+    return type_hints(declared_words(root, found))
 
 
 class PageContext:
@@ -207,11 +218,19 @@ class PageContext:
         self.root, self.url, self.search = root, url, search
         self.anchor_paths = anchor_paths if anchor_paths is not None else {}
         self.codes = PathCodes()
+        self._declared: set[str] | None = None
         self._page_types: np.ndarray | None = None
+
+    @property
+    def declared(self) -> set[str]:
+        """``declared_words`` of the page."""
+        if self._declared is None:
+            self._declared = declared_words(self.root, self.search)
+        return self._declared
 
     @property
     def page_types(self) -> np.ndarray:
         """``page_type_hints`` of the page."""
         if self._page_types is None:
-            self._page_types = page_type_hints(self.root, self.search)
+            self._page_types = type_hints(self.declared)
         return self._page_types

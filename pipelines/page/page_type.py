@@ -1,8 +1,11 @@
 """A cheap page-type decision for the per-type choices of the analysis (a forum keeps its posts).
 
 Evidence, strongest first: the page's own declarations (schema.org types in JSON-LD or microdata,
-``og:type``, ``<body>`` classes: ``dom_features.page_type_hints``), then the words of the URL path
+``og:type``, ``<body>`` classes: ``dom_features.declared_words``), then the words of the URL path
 (``/forum/``, ``/thread/``, ``/questions/`` …, as URL classifiers of focused crawlers use them).
+A ``Question`` with its ``Answer`` is a forum's (a Q&A thread's) only where the page does not declare
+an ``FAQPage``: schema.org builds a FAQ of the same two types, and articles, service and shop pages
+add one for search engines' rich results.
 """
 
 from __future__ import annotations
@@ -10,9 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-import numpy as np
-
-from rankcrawl.pipelines.page.dom_features import PAGE_TYPE_NAMES
+from rankcrawl.pipelines.page.dom_features import PAGE_TYPES as DECLARED_TYPES
 
 PAGE_TYPES = ("article", "forum", "product", "documentation", "listing", "other")
 URL_WORDS: dict[str, frozenset[str]] = {
@@ -24,6 +25,9 @@ URL_WORDS: dict[str, frozenset[str]] = {
 PATH_WORD = re.compile(r"[a-z]+")
 HINT_ORDER = ("forum", "product", "docs", "article", "listing")
 """Declared types in the order they win: a forum thread often declares an article too."""
+FAQ = "faqpage"
+FAQ_ITEMS = frozenset({"question", "answer"})
+"""The types an ``FAQPage`` declares its entries with (schema.org), not a forum's evidence beside it."""
 
 
 def url_words(url: str | None) -> set[str]:
@@ -33,9 +37,11 @@ def url_words(url: str | None) -> set[str]:
     return set(PATH_WORD.findall(urlsplit(url).path.lower()))
 
 
-def page_type(hints: np.ndarray, url: str | None) -> str:
-    """One of ``PAGE_TYPES`` from ``dom_features.page_type_hints`` and the URL."""
-    declared = {name for name, on in zip(PAGE_TYPE_NAMES, hints) if on}
+def page_type(words: set[str], url: str | None) -> str:
+    """One of ``PAGE_TYPES`` from ``dom_features.declared_words`` and the URL."""
+    if FAQ in words:
+        words = words - FAQ_ITEMS
+    declared = {name for name, kinds in DECLARED_TYPES.items() if words & kinds}
     for name in HINT_ORDER:
         if name in declared:
             return "documentation" if name == "docs" else name

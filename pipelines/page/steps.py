@@ -7,11 +7,13 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 |-------------|------------------------------------------------------------------|---------------------------------|
 | decode      | cut at ``max_bytes``, bytes → text (``decoding.decode_html``)     | text, utf8, encoding, truncated |
 | parse       | text → lxml tree and its search (``parsing.parse_page``)         | root, search                    |
-| blocks      | atomic text blocks and anchors' DOM paths (``blocks``)           | atomic, orphans, context        |
+| blocks      | atomic text blocks and anchors' DOM paths (``blocks``); a page   | atomic, orphans, context        |
+|             | empty without its script reads its ``<noscript>`` (``noscript``)  |                                 |
 | regions     | page type (``page_type``); subtrees whose blocks will be dropped: | page_type, drop_roots           |
 |             | hidden (``hidden``), share bars (``share_bars``), comment sections |                                 |
 |             | after the article but on forums and products (``comments``),      |                                 |
-|             | link-dense teaser boxes after it (``teasers``)                    |                                 |
+|             | link-dense teaser boxes after it (``teasers``), cookie-consent    |                                 |
+|             | banners and dialogs (``consent``)                                 |                                 |
 | fusion      | Block Fusion (``blockfusion``, variant ``fusion``) of each run of | blocks (empties atomic), dropped |
 |             | atomic blocks inside / outside ``drop_roots`` (``dropping``)      |                                 |
 | positions   | share of the page's words before each block                      | blocks[i].position              |
@@ -51,6 +53,7 @@ from rankcrawl.pipelines.page.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.page.blocks import atomic_blocks
 from rankcrawl.pipelines.page.classifiers import FILTERS, RULES, Classifier
 from rankcrawl.pipelines.page.comments import comment_sections
+from rankcrawl.pipelines.page.consent import consent_boxes
 from rankcrawl.pipelines.page.deadline import Deadline
 from rankcrawl.pipelines.page.decoding import decode_html
 from rankcrawl.pipelines.page.document import TextBlock
@@ -60,6 +63,7 @@ from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
 from rankcrawl.pipelines.page.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.page.link_features import AnchorRows
+from rankcrawl.pipelines.page.noscript import fallbacks, unwrap
 from rankcrawl.pipelines.page.page_type import page_type
 from rankcrawl.pipelines.page.parsing import parse_page
 from rankcrawl.pipelines.page.share_bars import share_bars
@@ -127,15 +131,20 @@ def _parse(s: PageState) -> None:
 def _blocks(s: PageState) -> None:
     s.context = PageContext(s.root, s.url, search=s.search)
     s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
+    if found := fallbacks(s.root, s.atomic):
+        unwrap(found)
+        s.context = PageContext(s.root, s.url, search=s.search)
+        s.atomic, s.orphans = atomic_blocks(s.root, s.deadline, s.context.anchor_paths)
 
 
 def _regions(s: PageState) -> None:
     if s.root is None or not s.atomic:
         return
-    s.page_type = page_type(s.context.page_types, s.url)
+    s.page_type = page_type(s.context.declared, s.url)
     sections = section_candidates(s.root)
     s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
-                    *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type)]
+                    *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type),
+                    *consent_boxes(sections)]
 
 
 def _fusion(s: PageState) -> None:

@@ -1,0 +1,33 @@
+"""The page-type decision (``page_type``): declarations first, a FAQ's questions are no forum."""
+
+from __future__ import annotations
+
+import json
+
+from rankcrawl.pipelines.page.dom_features import declared_words
+from rankcrawl.pipelines.page.page_type import page_type
+from rankcrawl.pipelines.page.parsing import parse_page
+
+
+def page(*types: str, body_class: str = "") -> str:
+    ld = json.dumps({"@context": "https://schema.org", "@graph": [{"@type": t, "name": "x"} for t in types]})
+    return (f"<html><head><script type='application/ld+json'>{ld}</script></head>"
+            f"<body class='{body_class}'><p>Text</p></body></html>")
+
+
+def kind(html: str, url: str = "http://site.test/page") -> str:
+    root, search = parse_page(html)
+    return page_type(declared_words(root, search), url)
+
+
+def test_a_faq_on_an_article_or_a_product_is_no_forum() -> None:
+    assert kind(page("Article", "FAQPage", "Question", "Answer")) == "article"
+    assert kind(page("Product", "Offer", "FAQPage", "Question", "Answer")) == "product"
+    assert kind(page("WebPage", "FAQPage", "Question", "Answer")) == "other"
+
+
+def test_a_question_thread_and_a_discussion_are_forums() -> None:
+    assert kind(page("QAPage", "Question", "Answer")) == "forum"
+    assert kind(page("Question", "Answer")) == "forum"
+    assert kind(page("DiscussionForumPosting")) == "forum"
+    assert kind(page("WebPage"), url="http://site.test/forum/thread/381") == "forum"
