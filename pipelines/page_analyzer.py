@@ -146,8 +146,8 @@ class PageAnalyzer:
 
 
 def process_cpu() -> float:
-    """CPU seconds (user + system) of this process so far: the reactor, the edge writer and
-    everything else the crawl process runs, its worker processes (analysis, site level) not included."""
+    """CPU seconds (user + system) of this process so far: the reactor and everything else the crawl
+    process runs, its analysis worker processes (analysis, site level, edge writes) not included."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 

@@ -30,7 +30,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, NamedTuple
 
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList, DeferredSemaphore
@@ -79,6 +79,13 @@ def in_place(worker: Worker, job: Job) -> tuple[PageResult | Finished | None, li
     return worker.serve(job), []
 
 
+class Sent(NamedTuple):
+    """A job on its way: the executor (the worker) it went to, and its result to come."""
+
+    executor: Executor
+    future: Future[Any]
+
+
 class Lane:
     """One worker (a process, or a thread of this process) and the jobs it still owes the store."""
 
@@ -92,7 +99,7 @@ class Lane:
         """Jobs sent whose records are not yet all stored, by sequence number."""
         self.answered: set[int] = set()
         self.tries: dict[int, int] = {}
-        self.resent: dict[int, Future[Any]] = {}
+        self.resent: dict[int, Sent] = {}
 
     def start(self) -> Executor:
         """The worker's executor (started now if it is not running)."""
@@ -111,17 +118,14 @@ class Lane:
             self.worker = Worker(self.pool.spec, self.slot)
         return self.worker
 
-    def submit(self, job: Job) -> Future[Any]:
+    def submit(self, job: Job) -> Sent:
         """``job`` on the worker; raises ``BrokenProcessPool`` if the worker died while idle."""
         executor = self.start()
         if isinstance(executor, ProcessPoolExecutor):
-            future = executor.submit(serve, job)
-        else:
-            future = executor.submit(in_place, self.local(), job)
-        future.executor = executor  # type: ignore[attr-defined]
-        return future
+            return Sent(executor, executor.submit(serve, job))
+        return Sent(executor, executor.submit(in_place, self.local(), job))
 
-    def send(self, seq: int, job: Page | Store) -> Future[Any]:
+    def send(self, seq: int, job: Page | Store) -> Sent:
         """Submit the newest owed job, starting another worker first if this one died while idle."""
         while True:
             executor = self.start()
@@ -141,17 +145,16 @@ class Lane:
         seq = job.seq = self.seq
         self.owed[seq], self.tries[seq] = job, 1
         try:
-            future = self.send(seq, job)
-            while True:
+            sent: Sent | None = self.send(seq, job)
+            while sent is not None:
                 try:
-                    result, records = await maybe_deferred_to_future(as_deferred(future))
+                    result, records = await maybe_deferred_to_future(as_deferred(sent.future))
                     break
                 except BrokenProcessPool:
-                    self.recover(future.executor)  # type: ignore[attr-defined]
-                    resent = self.resent.pop(seq, None)
-                    if resent is None:
-                        raise WorkerCrashed(f"an analysis worker died {MAX_TRIES} times on {getattr(job, 'url', 'a store')}") from None
-                    future = resent
+                    self.recover(sent.executor)
+                    sent = self.resent.pop(seq, None)
+            else:
+                raise WorkerCrashed(f"an analysis worker died {MAX_TRIES} times under {job.url}")
             replay(records)
             self.answered.add(seq)
             if isinstance(job, Page) and (job.meta is None or result is None):
@@ -206,11 +209,11 @@ class Lane:
         if self.executor is None and self.worker is None:
             return Finished(0, 0)
         for _ in range(MAX_TRIES):
-            future = self.submit(Finish(timeout))
+            sent = self.submit(Finish(timeout))
             try:
-                finished, records = await maybe_deferred_to_future(as_deferred(future))
+                finished, records = await maybe_deferred_to_future(as_deferred(sent.future))
             except BrokenProcessPool:
-                self.recover(future.executor)  # type: ignore[attr-defined]
+                self.recover(sent.executor)
                 continue
             replay(records)
             break
@@ -279,7 +282,7 @@ class AnalysisPool:
 
     async def store(self, url: str, records: list[Record]) -> None:
         """Store ``records`` (about ``url``: a gone page, its redirects) through its host's worker."""
-        await self.lane(url).run(Store(0, records))
+        await self.lane(url).run(Store(0, url, records))
 
     async def room(self, lane: Lane) -> None:
         """Wait while ``lane``'s writer holds its limit of records (at most ``outage_limit`` seconds)."""

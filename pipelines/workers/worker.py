@@ -16,6 +16,7 @@ RANKCRAWL_ANALYSIS_WORKERS = 0, in one thread of the crawl process: the same cod
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,9 +108,10 @@ class Page:
 
 @dataclass
 class Store:
-    """Records the crawl process stores without analysis (gone pages, redirects)."""
+    """Records the crawl process stores without analysis (gone pages, redirects), about ``url``."""
 
     seq: int
+    url: str
     records: list[Record] = field(default_factory=list)
 
 
@@ -180,14 +182,16 @@ class Worker:
                 self.writer.put(record, seq)
 
     def finish(self, timeout: float) -> Finished:
-        """Replay the site-level backlog and store its re-pushes, then flush: what is left (blocking)."""
+        """Replay the site-level backlog and store its re-pushes, then flush, both within ``timeout``
+        seconds: what is left (blocking)."""
+        deadline = time.monotonic() + timeout
         if self.site is not None:
             self.site.close(timeout)
             self.site_figures()
             self.store(self.writer.last if self.writer else 0, repush_records(self.site.take_repush()))
         if self.writer is None:
             return Finished(0, 0)
-        left = self.writer.close(timeout)
+        left = self.writer.close(max(0.0, deadline - time.monotonic()))
         edges = sum(len(r.links) for r in list(self.writer.buffer) if isinstance(r, PageRecord))
         with self.writer.cond:
             self.writer.publish()
