@@ -32,7 +32,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NamedTuple
 
-from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList, DeferredSemaphore
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
@@ -155,15 +155,18 @@ class Lane:
                     sent = self.resent.pop(seq, None)
             else:
                 raise WorkerCrashed(f"an analysis worker died {MAX_TRIES} times under {job.url}")
-            replay(records)
-            self.answered.add(seq)
-            if isinstance(job, Page) and (job.meta is None or result is None):
-                self.forget(seq)
-            self.settle()
-            return result
+        except Exception:
+            self.forget(seq)  # the job failed in its worker (the error goes to the caller), or was given up
+            raise
         finally:
             self.tries.pop(seq, None)
             self.slots.release()
+        replay(records)
+        self.answered.add(seq)
+        if isinstance(job, Page) and (job.meta is None or result is None):
+            self.forget(seq)
+        self.settle()
+        return result
 
     def forget(self, seq: int) -> None:
         self.owed.pop(seq, None)
@@ -320,12 +323,13 @@ class AnalysisPool:
         left: list[Finished] = []
         try:
             results = await maybe_deferred_to_future(DeferredList(
-                [Deferred.fromCoroutine(lane.finish(self.flush_timeout)) for lane in self.lanes], consumeErrors=True))
-            for ok, value in results:
+                [deferred_from_coro(lane.finish(self.flush_timeout)) for lane in self.lanes], consumeErrors=True))
+            for lane, (ok, value) in zip(self.lanes, results):
                 if ok:
                     left.append(value)
-                else:
+                else:  # what it owed is not known to be stored
                     logger.error("rankcrawl: an analysis worker did not finish: %s", value)
+                    left.append(Finished(len(lane.owed), 0))
         finally:
             self.finished = Finished(sum(f.pages for f in left), sum(f.edges for f in left))
             if self.finished.pages:
