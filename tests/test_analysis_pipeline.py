@@ -96,7 +96,7 @@ def test_page_items_are_analysed_and_stored_once(r: redis.Redis, redis_url: str,
     assert run(p.process_item(again)) is again and "edges" not in again  # already stored: passed unchanged
     user = {"name": "not a page"}
     assert run(p.process_item(user)) == {"name": "not a page"}
-    assert p.analyzer.pool.close_sync(20.0) == Finished(0, 0)  # the flush the pool's close runs in its worker
+    assert p.analyzer.pool.lanes[0].local().finish(20.0) == Finished(0, 0)  # the flush the pool's close runs in the worker
     store = GraphStore(r)
     assert store.meta(item.url)["depth"] == 1 and store.meta(item.url)["title"] == "Page 0"
     assert {(s, d) for s, d, _ in store.iter_edges()} == {(item.url, "http://a.example/article1"),

@@ -340,11 +340,6 @@ class AnalysisPool:
                 waiter.callback(self.finished)
         return self.finished
 
-    def close_sync(self, timeout: float) -> Finished:
-        """``close`` for a pool used in this thread only (``analyze_sync``; RANKCRAWL_ANALYSIS_WORKERS = 0)."""
-        left = [lane.local().finish(timeout) for lane in self.lanes if lane.worker is not None]
-        return Finished(sum(f.pages for f in left), sum(f.edges for f in left))
-
     def stats(self) -> dict[str, float]:
         """The workers' figures as Scrapy stats."""
         t = self.board.total
