@@ -28,8 +28,8 @@ HOSTS = ["a.example", "b.example", "c.example"]
 META = {"status": 200, "depth": 1, "fetched_at": 1.0}
 
 
-def spec(redis_url: str, prefix: str) -> WorkerSpec:
-    return WorkerSpec(FactOptions(site=True), site=SiteSpec(redis_url, prefix, "uniform", "content", False, 100),
+def spec(redis_url: str, prefix: str, site: bool = True) -> WorkerSpec:
+    return WorkerSpec(FactOptions(site=site), site=SiteSpec(redis_url, prefix, "uniform", "content", False, 100) if site else None,
                       store=StoreSpec(redis_url, prefix, 4, 100, 2048))
 
 
@@ -74,28 +74,33 @@ def test_a_worker_process_decides_and_stores_as_a_worker_in_this_process(redis_u
 
 SCRIPT = textwrap.dedent("""
     import json, os, signal, sys
+    import redis
     from twisted.internet import defer, task
     from rankcrawl.pipelines.workers.pool import AnalysisPool
     from test_host_workers import HOSTS, META, spec
     from test_analysis_pipeline import page
 
     async def main(reactor, url, mode):
-        pool = AnalysisPool(spec(url, mode + ":"), 2)
+        pool = AnalysisPool(spec(url, mode + ":", site=mode != "kill"), 2)  # kill: no site step, so only the writer waits
         pool.start()
         hosts = HOSTS
         pages = [(f"http://{hosts[i % 3]}/article{j}", page(j)) for i in range(24) for j in [20 * (i % 3) + i // 3]]
         results = []
         for k, (u, b) in enumerate(pages):
             run = defer.Deferred.fromCoroutine(pool.run(u, b, "utf-8", dict(META)))
-            if mode == "kill" and k == 13:  # the page's worker dies while it holds the page
-                lane = pool.lanes[pool.router.owner[u.split("/")[2]]]
+            if mode == "kill" and k == 13:  # the page's worker dies while it holds the page and its writer
+                lane = pool.lanes[pool.router.owner[u.split("/")[2]]]  # holds the records of the page before
+                owed = len(lane.owed)
                 for pid in list(lane.executor._processes):
                     os.kill(pid, signal.SIGKILL)
             results.append(await run)
+            if mode == "kill" and k == 9:  # from now on writes wait for 2 s: the pages' records stay in the writers
+                redis.Redis.from_url(url).execute_command("CLIENT", "PAUSE", 2000, "WRITE")
         finished = await pool.close()
         served = [int(s["analysed"]) for s in pool.board.slots]
         print(json.dumps({"owner": pool.router.owner, "served": served, "restarts": pool.restarts,
                           "lost": [u for (u, _), r in zip(pages, results) if r is None], "left": finished.pages,
+                          "owed": owed if mode == "kill" else 0,
                           "stats": pool.stats()}))
 
     if __name__ == "__main__":
@@ -127,8 +132,10 @@ def test_pages_of_one_host_go_to_one_worker_which_stores_their_edges(tmp_path: P
 
 def test_a_worker_killed_mid_page_loses_nothing(tmp_path: Path, redis_url: str, r: redis.Redis) -> None:
     got = run_pool(tmp_path, redis_url, "kill")
+    assert got["owed"] >= 2  # the page in flight and the worker's answered page whose records it had not stored
     assert got["restarts"] == 1 and got["lost"] == [] and got["left"] == 0
     assert got["stats"]["rankcrawl/analysis/worker_restarts"] == 1 and got["stats"]["rankcrawl/pages/failed"] == 0
+    assert got["stats"]["rankcrawl/pages/pushed"] >= 24  # the dead worker's unstored pages stored by the next one
     edges = stored(r, "kill:")
     store = GraphStore(r, "kill:")
     for h, host in enumerate(HOSTS):
