@@ -79,7 +79,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_PARTITIONS", 1, "Threads of the ranker's cold solve: contiguous blocks of hosts, one thread each "
             "(Gauss–Seidel sweeps, cross-block votes one sweep late).", Int(1)),
     Setting("RANKCRAWL_EDGE_BATCH", 64, "Pages per graph-store write batch of the edge writer.", Int(1)),
-    Setting("RANKCRAWL_EDGE_BUFFER", 10_000, "Pages each worker's edge writer buffers while Redis is down; beyond it, backpressure.",
+    Setting("RANKCRAWL_EDGE_BUFFER", 10_000, "Pages the edge writers buffer while Redis is down (split evenly over the analysis "
+            "workers); beyond it, backpressure.",
             Int(1)),
     Setting("RANKCRAWL_FLUSH_TIMEOUT", 60.0, "Seconds the edge writer waits for Redis: at close for buffered edges, and "
             "during the crawl (at least RANKCRAWL_OUTAGE_TIMEOUT) before a Redis that takes no write ends it "

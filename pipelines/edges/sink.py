@@ -4,8 +4,8 @@ Each analysis worker stores its own pages' records with its own writer thread (`
 ``workers.worker``); ``EdgeSink.of(crawler)`` is the crawl's one view of them, shared by the follow
 middleware (gone pages: URLs that answered >= 400), the redirect middleware (redirects) and the
 in-crawl ranker (which awaits the final flush). It hands those records to the worker of their host
-(``workers.pool.AnalysisPool.store``). When a worker's writer holds RANKCRAWL_EDGE_BUFFER records,
-the pool sends that worker nothing more until it writes again (backpressure). While Redis takes no
+(``workers.pool.AnalysisPool.store``). When a worker's writer holds its share of RANKCRAWL_EDGE_BUFFER
+records, the pool sends that worker nothing more until it writes again (backpressure). While Redis takes no
 write (a writer is *stalled*: records wait and none was written for a while), a watchdog on the
 reactor pauses the engine (no new fetches; responses in flight still arrive) once a buffer is full or
 the stall passes ``RANKCRAWL_OUTAGE_TIMEOUT``, and unpauses it when writes go through again. A stall
@@ -104,7 +104,7 @@ class EdgeSink:
             self.paused_at = time.monotonic()
             self.pauses += 1
             self.crawler.engine.pause()
-            logger.warning("rankcrawl: fetching paused: %d pages wait for Redis (buffer of %d a worker), no write for %.0fs",
+            logger.warning("rankcrawl: fetching paused: %d pages wait for Redis (%d a worker at most), no write for %.0fs",
                            self.pool.board.total("buffered"), self.pool.spec.store.limit if self.pool.spec.store else 0,
                            stalled)
         elif self.paused_at is not None and not full and stalled < self.outage_timeout:

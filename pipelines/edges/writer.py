@@ -2,8 +2,8 @@
 
 Each analysis worker owns one ``EdgeWriter`` (``workers/worker.py``) and hands it the records of the pages
 it analysed: the page (edges + fetch metadata), the earlier pages the site-level step re-decided, gone
-pages and redirects. The buffer is bounded by the crawl (``RANKCRAWL_EDGE_BUFFER`` records a worker: the
-crawl process waits before it hands that worker more, ``workers/pool.py``). When Redis is down the batch
+pages and redirects. The buffer is bounded by the crawl (its worker's share of ``RANKCRAWL_EDGE_BUFFER``
+records: the crawl process waits before it hands that worker more, ``workers/pool.py``). When Redis is down the batch
 stays buffered and is retried with exponential backoff — ``put_pages`` is idempotent, so a replay after a
 half-written batch is safe. Only failures of the connection or the server's state are retried; records
 that cannot be stored for what they hold are counted (``failed``, ``rejected``) and skipped.

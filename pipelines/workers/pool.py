@@ -9,8 +9,8 @@ page; the worker itself writes the host's site state and the page's edges. Gone 
 ``workers = 0`` runs one ``Worker`` in a thread of this process: the same code, no process crossed.
 
 At most ``IN_FLIGHT`` pages a worker are in flight, and none is sent to a worker whose edge writer holds
-its limit of records (RANKCRAWL_EDGE_BUFFER) — the crawl waits instead (backpressure), until the
-writer takes records again or ``gave_up`` is set (``edges.sink``: Redis took no write for too long).
+its share of RANKCRAWL_EDGE_BUFFER records (the buffer split evenly over the workers) — the crawl waits
+instead (backpressure), until the writer takes records again or ``gave_up`` is set (``edges.sink``: Redis took no write for too long).
 
 A dead worker (out of memory, a crash in a C library) loses nothing: the pool keeps each page it sent
 (``owed``, body included) until the worker's writer reports its records stored (``Board`` row,
@@ -256,7 +256,8 @@ class AnalysisPool:
                          config.edge_buffer) if config.site_level else None)
         options = FactOptions(site=site is not None, weighting=config.link_weighting if site else "uniform",
                               classifier=config.classifier, max_bytes=config.max_page_bytes, timeout=config.analysis_timeout)
-        store = StoreSpec(url, config.key_prefix, config.edge_batch, config.edge_buffer, config.max_url_length)
+        share = -(-config.edge_buffer // max(1, config.workers))  # the crawl's buffer, split over its writers
+        store = StoreSpec(url, config.key_prefix, config.edge_batch, share, config.max_url_length)
         pool = cls(WorkerSpec(options, config.edge_scope, config.sum_repeated_links, site, store), config.workers,
                    max(config.flush_timeout, config.outage_timeout), config.flush_timeout)
         pool.start()
@@ -293,7 +294,7 @@ class AnalysisPool:
         if store is None or lane.slot["buffered"] < store.limit:
             return
         self.backpressure += 1
-        logger.warning("rankcrawl: edge buffer full (%d pages); waiting for Redis", store.limit)
+        logger.warning("rankcrawl: a worker's edge buffer is full (%d pages); waiting for Redis", store.limit)
         from twisted.internet import reactor  # the running one; importing it early would install a default
 
         deadline = time.monotonic() + self.outage_limit
