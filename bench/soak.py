@@ -154,6 +154,8 @@ def run_soak(pages: int, hosts: int, interval: float, out: Path, seed: int = 0, 
                         timed_out = True
                         break
                     s = sample(time.monotonic() - started, proc.pid, valkey, client, store, web, tail)
+                    if proc.poll() is not None:  # it ended while sampled (an exited process reads as 0 bytes)
+                        break
                     samples.append(s)
                     sink.write(json.dumps(s) + "\n")
                     sink.flush()

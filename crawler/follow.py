@@ -2,8 +2,8 @@
 
 A spider middleware (``SPIDER_MIDDLEWARES`` order 950, set by the add-on). For every response the
 spider handles it first passes the spider's own output on unchanged, then analyses the response
-with the crawl's one ``PageAnalyzer``, hands the page to the crawl's ``EdgeSink`` (so edges are
-stored whether or not the spider yields items; nothing is added to its items) and yields one
+with the crawl's one ``PageAnalyzer``, whose worker stores the page's edges (whether or not the spider
+yields items; nothing is added to its items), and yields one
 ``Request`` per link RANKCRAWL_FOLLOW_SCOPE selects, with a rank-aware priority
 (``crawler/priority.py``: content links and live ranks first, links that are no edge last).
 The requests travel the normal spider-output path, so DepthMiddleware (DEPTH_LIMIT),
@@ -170,16 +170,15 @@ class FollowMiddleware:
         return {"status": response.status, "depth": int(response.meta.get("depth", 0)), "fetched_at": time.time()}
 
     async def _analyse(self, response: Response) -> PageResult | None:
-        """Analyse the page and store it; None when it is no HTML page (counted in a stat)."""
+        """Analyse the page (its worker stores it); None when it is no HTML page (counted in a stat)."""
         await self._store_fetch(response)
         try:
             page = await self.analyzer.analyze(
                 response.url, response.body, status=response.status,
                 encoding=response.encoding if isinstance(response, TextResponse) else None,
-                content_type=(response.headers.get(b"Content-Type") or b"").decode("latin-1"))
+                content_type=(response.headers.get(b"Content-Type") or b"").decode("latin-1"), meta=self._meta(response))
         except NotAnalysed as exc:
             self.stats.inc_value(f"rankcrawl/dropped/{exc.reason}")
             return None
         record_stats(self.stats, page)
-        await self.sink.put(page, self._meta(response))
         return page

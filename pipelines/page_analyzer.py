@@ -1,10 +1,11 @@
-"""``PageAnalyzer``: one fetched page → its content edges, the links to follow, and figures.
+"""``PageAnalyzer``: one fetched page → its edges stored, the links to follow, and figures.
 
 The one entry point that every crawl path calls (the spider middleware for any spider, the item
-pipeline for items that carry a body). Per-page analysis (SPEC §2.1–2.3, capped at ``max_bytes``)
-runs in worker processes (``workers.pool.AnalysisPool``, RANKCRAWL_ANALYSIS_WORKERS, default one per
-core) and returns ``PageFacts``; the per-host ``SiteAnalyzer`` (§2.4–2.7) then runs in a process
-of its own (``workers.site_process``) — one Redis round trip per page — so the reactor thread only awaits.
+pipeline for items that carry a body). The page goes to the analysis worker of its host
+(``workers.pool.AnalysisPool``, RANKCRAWL_ANALYSIS_WORKERS, default one per core; 0 = one worker in a
+thread of this process), which analyses it (SPEC §2.1–2.3, capped at ``max_bytes``), runs the
+site-level step (§2.4–2.7) with its host's memory and stores the page's edges; the reactor thread
+only awaits the ``PageResult``.
 
 Follow ≠ count: ``PageResult.edges`` are the links that count as graph edges (``edge_scope``);
 ``PageResult.follow`` lists every followable http(s) link of the page with ``counted`` telling
@@ -13,42 +14,33 @@ template, so a crawler can fetch the whole site and still order content links fi
 page itself are neither. Each page's analysis runs within RANKCRAWL_ANALYSIS_TIMEOUT (``budget``):
 past it the page's prefix is analysed (``PageResult.prefix``), else it is skipped. Repeated links to one target make one edge
 (RANKCRAWL_SUM_REPEATED_LINKS sums them). ``repush`` carries earlier pages whose edges the
-site-level step changed. ``close()`` must be awaited at the end of the crawl: it stops the
-workers, replays site-level state Redis missed during an outage (stat ``rankcrawl/site/unwritten``:
-pages whose state could not be written, a dead site-level process's backlog included; its restarts are
-``rankcrawl/site/restarts``; corrupt values of that state, each repaired, ``rankcrawl/site/corrupt``)
-and writes the last re-pushes.
+site-level step changed (stored by the worker already). ``close()`` must be awaited at the end of the
+crawl: the workers replay site-level state Redis missed during an outage (stat ``rankcrawl/site/unwritten``:
+pages whose state could not be written), flush their edges and stop (``workers.pool``: its stats).
 """
 
 from __future__ import annotations
 
 import logging
 import resource
-import time
+from collections import OrderedDict
 from typing import Any
 
-import redis
 from scrapy import signals
-from scrapy.utils.defer import maybe_deferred_to_future
-from twisted.internet.threads import deferToThread
 
 from rankcrawl.pipelines.page.classifiers import FILTERS
 from rankcrawl.pipelines.page.steps import PRESETS, preset
-from rankcrawl.pipelines.site.analyzer import REDIS_AWAY, SiteAnalyzer
-from rankcrawl.pipelines.site.decide import decide, page_keys
-from rankcrawl.pipelines.site.facts import FactOptions, PageFacts, analyze_page
-from rankcrawl.pipelines.site.result import Edges, PageResult, result_of
+from rankcrawl.pipelines.site.result import PageResult
 from rankcrawl.pipelines.workers.pool import AnalysisPool, WorkerCrashed
-from rankcrawl.pipelines.workers.site_process import SITE_TIMEOUT, SiteProcess, SiteSpec, SiteThread
-from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
+from rankcrawl.pipelines.workers.worker import Page
 from rankcrawl.settings.config import RankcrawlConfig, per_crawler
-from rankcrawl.settings.connection import RedisUnavailable, connect, embedded_server, retry_until
 from rankcrawl.settings.defaults import DEFAULTS
 
 logger = logging.getLogger(__name__)
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 SNIFF_BYTES = 1024
+RECENT_PAGES = 4096
 
 
 class NotAnalysed(Exception):
@@ -78,27 +70,11 @@ def check_classifier(spec: str) -> None:
 
 
 class PageAnalyzer:
-    """Per-page analysis in worker processes, then the site-level step in a process of its own.
+    """A fetched page to its host's analysis worker; what comes back is what the crawl follows."""
 
-    ``site``: a ``SiteAnalyzer`` runs in one thread of this process; a ``SiteSpec`` builds one in
-    the site-level process (in a thread when ``workers`` is 0); None: no site-level step.
-    """
-
-    def __init__(self, *, scope: str = "content", max_bytes: int = 2_000_000, classifier: str | None = None,
-                 site: SiteAnalyzer | SiteSpec | None = None, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"],
-                 workers: int = 0, sum_repeated: bool = False, redis_url: str | None = None, prefix: str = "rc:",
-                 flush_timeout: float = 60.0) -> None:
-        self.scope, self.sum_repeated, self.timeout = scope, sum_repeated, timeout
-        self.redis_url, self.prefix, self.flush_timeout = redis_url, prefix, flush_timeout
-        self.site: SiteThread | SiteProcess | None = None
-        if isinstance(site, SiteSpec):
-            self.site = SiteProcess(site) if workers else SiteThread(site.build())
-        elif site is not None:
-            self.site = SiteThread(site)
-        self.options = FactOptions(site=site is not None, weighting=site.weighting if site else "uniform",
-                                   classifier=classifier, max_bytes=max_bytes, timeout=timeout)
-        self.closed = False
-        self.pool = AnalysisPool(workers, self.options)
+    def __init__(self, pool: AnalysisPool, timeout: float = DEFAULTS["RANKCRAWL_ANALYSIS_TIMEOUT"]) -> None:
+        self.pool, self.timeout = pool, timeout
+        self.recent: OrderedDict[str, None] = OrderedDict()
 
     @classmethod
     def from_settings(cls, settings: Any) -> PageAnalyzer:
@@ -107,28 +83,15 @@ class PageAnalyzer:
 
     @classmethod
     def from_config(cls, config: RankcrawlConfig) -> PageAnalyzer:
-        """The analyzer of a checked config; its worker processes (and the site-level one) start at once."""
-        site = None
-        if config.site_level:
-            url = config.redis_url or embedded_server().ensure_running()
-            connect(url, socket_timeout=SITE_TIMEOUT).close()  # unreachable: one line, now
-            site = SiteSpec(url, config.key_prefix, config.link_weighting, config.edge_scope,
-                            config.sum_repeated_links, config.edge_buffer)
-        analyzer = cls(scope=config.edge_scope, max_bytes=config.max_page_bytes, classifier=config.classifier, site=site,
-                       timeout=config.analysis_timeout, workers=config.workers,
-                       sum_repeated=config.sum_repeated_links, redis_url=config.redis_url, prefix=config.key_prefix,
-                       flush_timeout=config.flush_timeout)
-        analyzer.pool.start()
-        if isinstance(analyzer.site, SiteProcess):
-            analyzer.site.start()
-        return analyzer
+        """The analyzer of a checked config; its worker processes start at once."""
+        return cls(AnalysisPool.from_config(config), config.analysis_timeout)
 
     @classmethod
     def of(cls, crawler: Any) -> PageAnalyzer:
-        """The crawl's one analyzer, shared by its components (built on first use), closed when the
+        """The crawl's one analyzer, over the crawl's one pool (built on first use), closed when the
         spider closes."""
         def build() -> PageAnalyzer:
-            analyzer = cls.from_config(RankcrawlConfig.of(crawler))
+            analyzer = cls(AnalysisPool.of(crawler), RankcrawlConfig.of(crawler).analysis_timeout)
 
             async def spider_closed() -> None:
                 await analyzer.close(crawler.stats)
@@ -138,89 +101,53 @@ class PageAnalyzer:
 
         return per_crawler(crawler, cls, build)
 
+    def stored(self, url: str) -> bool:
+        """True when this crawl recently analysed and stored ``url``'s page (so an item for it needs no analysis)."""
+        return url in self.recent
+
     async def analyze(self, url: str, body: bytes, *, status: int = 200, encoding: str | None = None,
-                      content_type: str = "") -> PageResult:
-        """Analyse one fetched page; ``NotAnalysed`` for HTTP errors, non-HTML bodies, pages over the
-        analysis time budget (even on their prefix) and crashed workers."""
+                      content_type: str = "", meta: dict[str, Any] | None = None) -> PageResult:
+        """Analyse one fetched page; its worker stores its edges with ``meta`` (status, depth, fetch time;
+        None: store nothing). ``NotAnalysed`` for HTTP errors, non-HTML bodies, pages over the analysis
+        time budget (even on their prefix) and pages whose worker died under them."""
         if status >= 400:
             raise NotAnalysed("http_error", f"HTTP {status}: {url}")
         if not is_html(content_type, body):
             raise NotAnalysed("non_html", f"not HTML ({content_type or 'no content type'}): {url}")
         try:
-            facts = await self.pool.run(url, body, encoding)
+            result = await self.pool.run(url, body, encoding, meta)
         except WorkerCrashed as exc:
             raise NotAnalysed("worker_crashed", str(exc)) from None
-        self._check(facts)
-        if self.site is None:
-            return self.decide(facts)
-        try:
-            return await self.site.decide(facts)
-        except WorkerCrashed as exc:
-            raise NotAnalysed("worker_crashed", str(exc)) from None
+        return self._checked(url, result, meta)
 
-    def analyze_sync(self, url: str, body: bytes, encoding: str | None = None) -> PageResult:
-        """Everything in the calling thread (tests, tools)."""
-        facts = analyze_page(url, body, encoding, self.options)
-        self._check(facts)
-        return self.decide(facts) if self.site is None else self.site.decide_sync(facts)
+    def analyze_sync(self, url: str, body: bytes, encoding: str | None = None,
+                     meta: dict[str, Any] | None = None) -> PageResult:
+        """Everything in the calling thread, with a worker of this process (tests, tools)."""
+        lane = self.pool.lane(url)
+        return self._checked(url, lane.local().page(Page(0, url, body, encoding, meta)), meta)
 
-    def _check(self, facts: PageFacts) -> None:
-        if facts.outcome == "skipped":
+    def _checked(self, url: str, result: PageResult | None, meta: dict[str, Any] | None) -> PageResult:
+        if result is None:
             raise NotAnalysed("analysis_timeout",
-                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {facts.url}")
-
-    def decide(self, facts: PageFacts) -> PageResult:
-        """The page's edges and follow links from its facts alone (no site-level step)."""
-        d = decide(facts, page_keys(facts), lambda k: False, False, False, [1.0] * len(facts.links), self.scope,
-                   self.sum_repeated)
-        return result_of(facts, d, [])
+                              f"analysis over its {self.timeout:g} s budget (RANKCRAWL_ANALYSIS_TIMEOUT): {url}")
+        if meta is not None:
+            self.recent[url] = None
+            if len(self.recent) > RECENT_PAGES:
+                self.recent.popitem(last=False)
+        return result
 
     async def close(self, stats: Any = None) -> None:
-        """Stop the workers, replay the site-level backlog, write the last re-pushes; final stats (once)."""
-        if self.closed:
-            return
-        self.closed = True
-        await maybe_deferred_to_future(deferToThread(self._close, stats))
-
-    def _close(self, stats: Any) -> None:
-        self.pool.close()
-        if self.site is None:
-            return
-        site = self.site.close(self.flush_timeout)
-        left = self._write(site.repush) if site.repush else 0
+        """The workers' end (``AnalysisPool.close``: replay, flush, stop); final stats."""
+        await self.pool.close()
         if stats is not None:
-            counts = site.figures
-            for name, value in (("rankcrawl/site/round_trips", counts.round_trips),
-                                ("rankcrawl/site/fallback", counts.fallbacks),
-                                ("rankcrawl/site/replayed", counts.replayed),
-                                ("rankcrawl/site/unwritten", counts.unwritten + left),
-                                ("rankcrawl/site/corrupt", counts.corrupt),
-                                ("rankcrawl/site/restarts", self.site.restarts),
-                                ("rankcrawl/analysis/workers", self.pool.workers),
-                                ("rankcrawl/analysis/worker_restarts", self.pool.restarts),
-                                ("rankcrawl/analysis/in_flight_max", self.pool.peak),
-                                ("rankcrawl/analysis/slowest_ms", round(self.pool.slowest * 1000)),
-                                ("rankcrawl/analysis/cpu_s", round(self.pool.cpu, 1)),
-                                ("rankcrawl/crawl_process/cpu_s", round(process_cpu(), 1))):
+            for name, value in self.pool.stats().items():
                 stats.set_value(name, value)
-
-    def _write(self, repush: list[tuple[str, Edges]]) -> int:
-        """Store re-pushed edges left at close directly (the edge pipeline may be closed); pages left."""
-        def write() -> None:
-            store = GraphStore(connect(self.redis_url), self.prefix)
-            store.put_pages([PageRecord(u, list(e), store.meta(u) or {}) for u, e in repush])
-
-        try:
-            retry_until(time.monotonic() + self.flush_timeout, write, (*REDIS_AWAY, redis.RedisError, RedisUnavailable))
-            return 0
-        except (*REDIS_AWAY, redis.RedisError, RedisUnavailable) as exc:
-            logger.error("rankcrawl: %d re-pushed pages not stored: %s", len(repush), exc)
-            return len(repush)
+            stats.set_value("rankcrawl/crawl_process/cpu_s", round(process_cpu(), 1))
 
 
 def process_cpu() -> float:
-    """CPU seconds (user + system) of this process so far: the reactor, the edge writer and
-    everything else the crawl process runs, its worker processes (analysis, site level) not included."""
+    """CPU seconds (user + system) of this process so far: the reactor and everything else the crawl
+    process runs, its analysis worker processes (analysis, site level, edge writes) not included."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 

@@ -79,7 +79,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_PARTITIONS", 1, "Threads of the ranker's cold solve: contiguous blocks of hosts, one thread each "
             "(Gauss–Seidel sweeps, cross-block votes one sweep late).", Int(1)),
     Setting("RANKCRAWL_EDGE_BATCH", 64, "Pages per graph-store write batch of the edge writer.", Int(1)),
-    Setting("RANKCRAWL_EDGE_BUFFER", 10_000, "Pages the edge writer buffers while Redis is down; beyond it, backpressure.",
+    Setting("RANKCRAWL_EDGE_BUFFER", 10_000, "Pages the edge writers buffer while Redis is down (split evenly over the analysis "
+            "workers); beyond it, backpressure.",
             Int(1)),
     Setting("RANKCRAWL_FLUSH_TIMEOUT", 60.0, "Seconds the edge writer waits for Redis: at close for buffered edges, and "
             "during the crawl (at least RANKCRAWL_OUTAGE_TIMEOUT) before a Redis that takes no write ends it "
@@ -93,8 +94,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RANKCRAWL_PROGRESS_INTERVAL", 60.0, "Seconds between the crawl's progress lines (pages/min, analysed, edges "
             "stored, frontier, last epoch); 0 = none.", Number(0.0, closed=True)),
     # -- analysis execution and graph conventions (pipelines/page_analyzer.py, pipelines/workers/pool.py) --
-    Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Page-analysis worker processes (the site-level step gets one more); "
-            "unset = one per CPU core, 0 = analyse in a reactor thread and decide in another.", OptionalInt(0)),
+    Setting("RANKCRAWL_ANALYSIS_WORKERS", None, "Analysis worker processes, each the owner of its hosts' pages (analysis, site-level step, edge "
+            "writes); unset = one per CPU core, 0 = one worker in a thread of the crawl process.", OptionalInt(0)),
     Setting("RANKCRAWL_SUM_REPEATED_LINKS", False, "Repeated links from a page to one target add up their weights "
             "(default: one edge, counted once).", Flag()),
 )

@@ -12,6 +12,7 @@ from rankcrawl.crawler.items import PageItem
 from rankcrawl.pipelines.analysis_pipeline import AnalysisPipeline
 from rankcrawl.pipelines.page_analyzer import NotAnalysed, is_html
 from rankcrawl.pipelines.site.decide import edge_list
+from rankcrawl.pipelines.workers.worker import Finished
 from rankcrawl.ranker.store.graphstore import GraphStore
 
 WORDS = ("harbour report journey spice traders sea market lantern river bridge festival kitchen orchard "
@@ -90,12 +91,12 @@ def test_page_items_are_analysed_and_stored_once(r: redis.Redis, redis_url: str,
     assert run(p.process_item(item)) is item and run(p.process_item(plain)) is plain
     assert item.title == "Page 0" and item.edges == [("http://a.example/article1", 1.0)]
     assert plain["follow"] == [("http://a.example/article2", plain["follow"][0][1], 1.0)]
-    assert p.sink.stored(item.url) and p.sink.stored(plain["url"])
+    assert p.analyzer.stored(item.url) and p.analyzer.stored(plain["url"])
     again = {"url": item.url, "body": page(0)}
     assert run(p.process_item(again)) is again and "edges" not in again  # already stored: passed unchanged
     user = {"name": "not a page"}
     assert run(p.process_item(user)) == {"name": "not a page"}
-    assert p.sink.writer.close(20.0) == 0  # the flush EdgeSink.close runs in a reactor thread
+    assert p.analyzer.pool.lanes[0].local().finish(20.0) == Finished(0, 0)  # the flush the pool's close runs in the worker
     store = GraphStore(r)
     assert store.meta(item.url)["depth"] == 1 and store.meta(item.url)["title"] == "Page 0"
     assert {(s, d) for s, d, _ in store.iter_edges()} == {(item.url, "http://a.example/article1"),
@@ -105,10 +106,10 @@ def test_page_items_are_analysed_and_stored_once(r: redis.Redis, redis_url: str,
 def async_sync(func):  # type: ignore[no-untyped-def]
     """``PageAnalyzer.analyze`` run inline (its thread hop needs a running reactor)."""
     async def analyze(url: str, body: bytes, *, status: int = 200, encoding: str | None = None,
-                      content_type: str = "") -> object:
+                      content_type: str = "", meta: dict[str, object] | None = None) -> object:
         if not is_html(content_type, body):
             raise AssertionError("not HTML")
-        return func(url, body, encoding)
+        return func(url, body, encoding, meta)
 
     return analyze
 

@@ -125,6 +125,17 @@ def test_crawl_stores_content_links_and_publishes_ranks(web: DemoWeb, r: redis.R
     assert float(last.fields["error_bound"]) <= DEFAULTS["RANKCRAWL_TOL"] < DEFAULTS["RANKCRAWL_INTERIM_TOL"]
 
 
+def test_in_process_analysis_crawls_and_stores_as_the_workers_do(web: DemoWeb, r: redis.Redis, redis_url: str) -> None:
+    """RANKCRAWL_ANALYSIS_WORKERS = 0: the one worker runs in a thread of the crawl process (same code)."""
+    stats = run(web.seeds, redis_url, RANKCRAWL_ANALYSIS_WORKERS="0", RANKCRAWL_RANKER="False")
+    pages = crawled_pages(web)
+    store = GraphStore(r)
+    assert pages == reachable(web) and all(store.meta(u) is not None for u in pages)
+    assert stats["rankcrawl/analysis/workers"] == "0" and int(stats["rankcrawl/site/round_trips"]) == len(pages)
+    precision, recall, template = link_quality(web, pages, stored_edges(r))
+    assert precision >= 0.9 and recall >= 0.9 and template == 0
+
+
 def test_content_follow_scope_stays_in_the_content_graph(web: DemoWeb, r: redis.Redis, redis_url: str) -> None:
     stats = run(web.seeds, redis_url, RANKCRAWL_FOLLOW_SCOPE="content", RANKCRAWL_RANKER="False")
     pages = crawled_pages(web)

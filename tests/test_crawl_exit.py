@@ -74,7 +74,7 @@ def test_pages_not_stored_by_the_end_fail_the_crawl(server: tuple[ValkeyServer, 
     valkey.stop()
     out, err = proc.communicate(timeout=120)
     stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
-    assert proc.returncode != 0 and int(stats["rankcrawl/pages/unflushed"]) > 0
+    assert proc.returncode != 0 and int(stats["rankcrawl/pages/unflushed"]) > 0, (out, err[-3000:])
     last = err.strip().splitlines()[-1]
     assert last == f"rankcrawl: error: {stats['rankcrawl/pages/unflushed']} pages ({stats['rankcrawl/edges/unflushed']} edges) " \
                    "could not be stored in Redis before the flush timeout", err[-2000:]

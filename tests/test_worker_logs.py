@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from rankcrawl.pipelines.workers.logs import MAX_RECORDS, RecordBuffer, capture, replay, traced
-from rankcrawl.pipelines.workers.pool import forkserver
+from rankcrawl.pipelines.workers.processes import forkserver
 
 
 def test_records_and_warnings_of_a_worker_process_are_replayed_here(caplog: pytest.LogCaptureFixture) -> None:

@@ -1,7 +1,7 @@
 """``PageResult``: what the analysis of one page hands the crawler (edges, links to follow, figures).
 
-Built from the page's ``PageFacts`` and its site-level ``Decision`` (``result_of``), in the crawl
-process or in the site-level process (``workers/site_process.py``), whichever ran the decision.
+Built from the page's ``PageFacts`` and its site-level ``Decision`` (``result_of``) in the page's analysis
+worker (``workers/worker.py``), which sends it to the crawl process.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The processes that run page and site analysis off the reactor's GIL: every process boundary of a page.
+"""The analysis workers: every process boundary a page crosses, once each way.
 
-``pool.AnalysisPool``: page analysis (``site.facts.analyze_page``) in worker processes;
-``site_process.SiteProcess``: the site-level step in a process of its own; ``logs``: their log records,
-carried back with their results and handled by the crawl process's loggers."""
+``pool.AnalysisPool`` sends each page to the worker of its host (``routing``) and keeps what a dead
+worker still owed; ``worker.Worker`` analyses the page, runs the site-level step with its hosts'
+memory and stores the page's edges (``edges.writer``); ``board`` holds the workers' figures in
+shared memory; ``processes`` their start and awaiting; ``logs`` their log records, carried back with
+their results and handled by the crawl process's loggers."""

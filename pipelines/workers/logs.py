@@ -1,6 +1,6 @@
 """Log records of rankcrawl's worker processes, handled by the crawl process's own loggers.
 
-A worker process (``forkserver``: the analysis workers, the site-level process) has no logging
+A worker process (``forkserver``: the analysis workers) has no logging
 configuration of its own, so its records would reach stderr through Python's last-resort handler,
 past Scrapy's ``LOG_LEVEL``, ``LOG_FILE`` and format. ``capture(level)``, called by the worker's
 initializer, keeps its records and ``warnings`` in a bounded buffer; ``traced(fn, *args)`` returns
