@@ -84,12 +84,13 @@ def test_a_full_edge_buffer_ends_the_crawl_non_zero_with_the_count(server: tuple
     valkey, url = server
     proc = subprocess.Popen([*CLI, "crawl", *web.seeds, "--redis-url", url, *FAST, "-s", "RANKCRAWL_SITE_LEVEL=False",
                              "-s", "DOWNLOAD_DELAY=0", "-s", "RANKCRAWL_EDGE_BATCH=1", "-s", "RANKCRAWL_EDGE_BUFFER=2",
-                             "-s", "RANKCRAWL_FLUSH_TIMEOUT=2", "-s", "RANKCRAWL_OUTAGE_TIMEOUT=1"],
+                             "-s", "RANKCRAWL_FLUSH_TIMEOUT=5", "-s", "RANKCRAWL_OUTAGE_TIMEOUT=1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while len({u for _, u in web.hit_log if u in web.pages}) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    valkey.stop()  # Redis gone for good: the buffer (2 pages) fills, fetching pauses, the spider closes after the flush timeout
+    valkey.stop()  # Redis gone for good: the buffer (2 pages, 1 a worker) fills, fetching pauses, the spider closes
+    # after the flush timeout (5 s: long enough for a worker to be sent a page while its share is full on a loaded box)
     out, err = proc.communicate(timeout=120)
     stats = dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
     assert proc.returncode != 0 and stats["finish_reason"] == "redis_unavailable", err[-2000:]
