@@ -150,3 +150,36 @@ def test_compiled_anchor_facts_equal_pythons(monkeypatch: pytest.MonkeyPatch) ->
                 assert facts(anchors) == compiled, f"seed {seed}: {html!r}"
             left += any(el.xpath(".//comment() | .//processing-instruction()") for el in anchors)
     assert left > 10  # the Python fallback was exercised
+
+
+SECTION_NAMES = ["comments", "Related-Posts", "x", "COOKIE banner", "tagcloud", "\u0130 comment", "b" * 300 + "tags",
+                 "re&#108;ated", "", "nav", "popular\u00e9", "disqusion"]
+
+
+def test_compiled_section_sieve_equals_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``after_article.section_candidates``: the compiled sieve against lxml's XPath and Python, on pages
+    with upper case, non-ASCII, overlong and entity-split names, roles, and elements before and after a
+    second ``<body>``."""
+    from rankcrawl.pipelines.page.after_article import section_candidates
+
+    found = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            attrs = f' class="{rng.choice(SECTION_NAMES)}"' if rng.random() < 0.6 else ""
+            attrs += f' id="{rng.choice(SECTION_NAMES)}"' if rng.random() < 0.3 else ""
+            attrs += rng.choice(["", "", ' role="comment"', ' role="Comment"', " role"])
+            parts.append(f"<div{attrs}>{random_page(rng, 4)}</div>")
+        html = f"<html><head><title class='comments'>T</title></head><body>{''.join(parts)}</body></html>"
+        if seed % 3 == 0:
+            html = html.replace("<div", "<body><div class='related'>r</div></body><div", 1)
+        root = parse_html(html)
+        keep = list(root.iter())
+        compiled = [id(el) for el in section_candidates(root)]
+        with monkeypatch.context() as m:
+            m.setattr(elements, "_blockwalk", None)
+            assert [id(el) for el in section_candidates(root)] == compiled, f"seed {seed}: {html!r}"
+        found += len(compiled) > 0
+        assert keep
+    assert found > 150

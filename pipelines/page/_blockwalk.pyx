@@ -13,7 +13,7 @@ differs only in cost: no Python proxy is made for an element unless it owns a bl
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
-from libc.string cimport strcmp, strlen
+from libc.string cimport strcmp, strlen, strstr
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element, elementFactory, import_lxml__etree
 
@@ -527,3 +527,91 @@ def anchor_facts(list anchors):
             k[i] = _element_children(grand, parent, &same)
             s[i] = same
     return hrefs, words, siblings, children
+
+
+cdef enum:
+    NAME_BUFFER = 256
+
+
+cdef int _stem_in(tree.xmlNode* n, const char* name, tuple stems) noexcept:
+    """Whether ``n``'s attribute ``name``, lower-cased, contains one of ``stems`` (ASCII bytes): 1 yes, 0 no
+    or absent, -1 undecided (a value of several nodes, with non-ASCII bytes, or over ``NAME_BUFFER``)."""
+    cdef tree.xmlAttr* a = n.properties
+    cdef const unsigned char* s
+    cdef char low[NAME_BUFFER]
+    cdef Py_ssize_t i = 0
+    cdef unsigned char ch
+    while a is not NULL:
+        if a.ns is NULL and strcmp(<const char*>a.name, name) == 0:
+            break
+        a = a.next
+    if a is NULL or a.children is NULL:
+        return 0
+    if a.children.next is not NULL or a.children.type != tree.XML_TEXT_NODE or a.children.content is NULL:
+        return -1
+    s = <const unsigned char*>a.children.content
+    while s[i] != 0:
+        ch = s[i]
+        if ch >= 0x80 or i == NAME_BUFFER - 1:
+            return -1
+        low[i] = <char>(ch + 32 if 65 <= ch <= 90 else ch)
+        i += 1
+    low[i] = 0
+    for stem in stems:
+        if strstr(low, <const char*><bytes>stem) is not NULL:
+            return 1
+    return 0
+
+
+cdef tree.xmlNode* _after_subtree(tree.xmlNode* c, tree.xmlNode* top) noexcept:
+    """The element after ``c``'s subtree in document order within ``top``'s subtree (NULL after the last)."""
+    cdef tree.xmlNode* n
+    while c is not top:
+        n = c.next
+        while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
+            n = n.next
+        if n is not NULL:
+            return n
+        c = c.parent
+    return NULL
+
+
+def section_sieve(_Element root, tuple stems, bytes role, test):
+    """``after_article.section_candidates`` over libxml2's nodes: the elements strictly below a ``<body>``
+    (document order) whose lower-cased id or class contains one of ``stems`` or whose role is ``role``;
+    an element whose id or class this cannot read as short ASCII is decided by ``test`` (Python)."""
+    cdef _Document doc = root._doc
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* c = top
+    cdef tree.xmlNode* body
+    cdef tree.xmlNode* n
+    cdef tree.xmlAttr* a
+    cdef int found
+    cdef list out = []
+    while c is not NULL:
+        if c.ns is not NULL or strcmp(<const char*>c.name, b"body") != 0:
+            c = _next_element_in(c, top)
+            continue
+        body = c
+        n = _next_element_in(body, body)
+        while n is not NULL:
+            if n.properties is not NULL:
+                found = _stem_in(n, b"id", stems)
+                if found == 0:
+                    found = _stem_in(n, b"class", stems)
+                if found == 0:
+                    a = n.properties
+                    while a is not NULL:
+                        if a.ns is NULL and strcmp(<const char*>a.name, b"role") == 0:
+                            if (a.children is not NULL and a.children.next is NULL and a.children.type == tree.XML_TEXT_NODE
+                                    and a.children.content is not NULL):
+                                found = strcmp(<const char*>a.children.content, role) == 0
+                            else:
+                                found = -1
+                            break
+                        a = a.next
+                if found == 1 or (found == -1 and test(_proxy(doc, n))):
+                    out.append(_proxy(doc, n))
+            n = _next_element_in(n, body)
+        c = _after_subtree(body, top)
+    return out

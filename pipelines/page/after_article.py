@@ -18,6 +18,7 @@ from lxml import etree
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.dom_features import tokens
 from rankcrawl.pipelines.page.dropping import owners
+from rankcrawl.pipelines.page.elements import compiled_walk
 
 ARTICLE_WORDS = 80
 PROSE_WORDS = 10
@@ -32,25 +33,33 @@ FILLER_WORDS = frozenset("list lists area section wrap wrapper container thread 
 NAMED = etree.XPath("//body//*[@id or @class or @role]")
 
 
-SECTION_STEMS = re.compile("comment|respond|disqus|dsq|replies|remark|discussion|related|recommend|trending|"
-                           "popular|viral|suggested|outbrain|taboola|archive|tagcloud|tags|cookie|consent|gdpr|"
-                           "ccpa|onetrust")
+STEMS = ("comment respond disqus dsq replies remark discussion related recommend trending popular viral "
+         "suggested outbrain taboola archive tagcloud tags cookie consent gdpr ccpa onetrust").split()
 """Every word of ``comments.COMMENT_WORDS``, ``teasers.TEASER_WORDS`` and ``consent.CONSENT_WORDS``
-contains one of these; matched against the lower-cased names (``re.IGNORECASE`` makes this alternation
-ten times slower)."""
+contains one of these."""
+SECTION_STEMS = re.compile("|".join(STEMS))
+"""``STEMS``, matched against the lower-cased names (``re.IGNORECASE`` makes this alternation ten times
+slower)."""
 SECTION_ROLES = frozenset({"comment"})
+_STEM_BYTES = tuple(stem.encode() for stem in STEMS)
+_ROLE = next(iter(SECTION_ROLES)).encode()
+
+
+def is_section_candidate(el: Any) -> bool:
+    """Whether ``el``'s id or class contains a ``STEMS`` match or its role is in ``SECTION_ROLES``."""
+    get = el.get
+    return bool(SECTION_STEMS.search(f"{get('id') or ''} {get('class') or ''}".lower())) or (get("role") or "") in SECTION_ROLES
 
 
 def section_candidates(root: Any) -> list[Any]:
-    """The elements below ``<body>`` (document order) whose id or class contains a ``SECTION_STEMS``
-    match or whose role is in ``SECTION_ROLES``: one cheap sieve of the page for ``comments``,
-    ``teasers`` and ``consent``, whose own tests run on these few only."""
-    out = []
-    for el in NAMED(root):
-        get = el.get
-        if SECTION_STEMS.search(f"{get('id') or ''} {get('class') or ''}".lower()) or (get("role") or "") in SECTION_ROLES:
-            out.append(el)
-    return out
+    """The elements below ``<body>`` (document order) that ``is_section_candidate``: one cheap sieve of the
+    page for ``comments``, ``teasers`` and ``consent``, whose own tests run on these few only. Compiled
+    (``_blockwalk.section_sieve``, no proxy for the elements it passes over) where the extension serves the
+    tree: 0.3 ms instead of 4 ms on a page of 1,000 links."""
+    walk = compiled_walk(root)
+    if walk is not None:
+        return walk.section_sieve(root, _STEM_BYTES, _ROLE, is_section_candidate)
+    return [el for el in NAMED(root) if is_section_candidate(el)]
 
 
 def named(el: Any, vocabulary: frozenset[str]) -> bool:
