@@ -32,8 +32,9 @@ MIN_PREFIX_SHARE = 0.25
 LINKS = ("all", "content", "none")
 """What ``analyze_within(links=…)`` resolves under the budget: every link, the content links, none."""
 LINK_CHECK_EVERY = 8
-"""Anchors resolved between two deadline checks (one hostile href of ``elements.MAX_HREF``
-characters can cost 10 ms to normalise)."""
+"""Anchors resolved between two deadline checks: the check comes before the next chunk of at most
+this many once this many were resolved since the last, so fewer than twice this many between two (one
+hostile href of ``elements.MAX_HREF`` characters can cost 10 ms to normalise)."""
 
 
 @dataclass
@@ -55,11 +56,18 @@ def _resolve_links(doc: Document, deadline: Deadline, links: str) -> None:
     if make is None:
         return
 
+    unchecked = 0  # anchors resolved since the last check, over calls (most blocks hold one or two)
+
     def chunked(anchors: Sequence[Any], block: int) -> list[Link]:
+        nonlocal unchecked
         out: list[Link] = []
         for j in range(0, len(anchors), LINK_CHECK_EVERY):
-            deadline.check("links")
-            out += make(anchors[j:j + LINK_CHECK_EVERY], block)
+            if unchecked >= LINK_CHECK_EVERY:
+                deadline.check("links")
+                unchecked = 0
+            chunk = anchors[j:j + LINK_CHECK_EVERY]
+            out += make(chunk, block)
+            unchecked += len(chunk)
         return out
 
     doc.make_links = chunked
