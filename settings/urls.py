@@ -22,6 +22,10 @@ from w3lib.url import canonicalize_url, safe_url_string
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_URL_LENGTH = 2048
 """Default of ``RANKCRAWL_MAX_URL_LENGTH``: the length most browsers, servers and sitemaps (2,048) keep to."""
+URL_CACHE_ENTRIES = 1 << 13
+"""Entries of each per-URL memo (href resolution, href features, host and path): a site's navigation
+repeats a few hundred hrefs per host, so the memos hit at this size; larger, they kept growing through a
+100k-page crawl (a few hundred bytes per entry) and a worker's memory with them."""
 WHITESPACE_REMOVED = str.maketrans("", "", "\t\n\r")
 FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 """Control characters (C0, DEL, C1) and lone surrogates (bytes that were not UTF-8, decoded with

@@ -119,3 +119,22 @@ def test_the_window_keeps_each_host_its_own_pages_up_to_a_bound_in_all():
             ring.add(remembered(f"http://h{h}.test/{i}"), {})
     assert len(ring.pages) == HOSTS_KEPT * 20
     assert all(f"http://h{h}.test/29" in ring for h in range(6))
+
+
+def test_the_window_holds_a_bounded_number_of_keys_and_links_whatever_its_pages_carry(monkeypatch) -> None:
+    """Link-heavy pages arriving late cut the window by what they hold, not by their count."""
+    from rankcrawl.pipelines.site import recent_pages
+
+    monkeypatch.setattr(recent_pages, "HELD_KEPT", 1000)
+    ring = RecentPages(capacity=100)
+    for i in range(50):  # light pages: 10 links each, 500 held
+        page = remembered(f"http://a.test/light{i}")
+        page.facts.links = [f"http://a.test/t{i}/{j}" for j in range(10)]
+        ring.add(page, {})
+    assert len(ring.pages) == 50 and ring.held == 500
+    for i in range(20):  # heavy pages: 200 links each
+        page = remembered(f"http://a.test/heavy{i}")
+        page.facts.links = [f"http://a.test/h{i}/{j}" for j in range(200)]
+        ring.add(page, {})
+        assert ring.held <= 1000 and ring.held == sum(p.held for p in ring.pages.values())
+    assert list(ring.pages) == [f"http://a.test/heavy{i}" for i in range(15, 20)]

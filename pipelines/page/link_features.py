@@ -28,6 +28,7 @@ from rankcrawl.pipelines.page.dom_features import ROLE_NAMES, PageContext, role_
 from rankcrawl.pipelines.page.elements import compiled_walk
 from rankcrawl.pipelines.page.extensions import optional
 from rankcrawl.pipelines.page.trained_classifier import PAGE_FEATURES
+from rankcrawl.settings.urls import URL_CACHE_ENTRIES
 
 _tokens = optional("rankcrawl.pipelines.page._tokens")  # None where not built: the regular expressions alone
 
@@ -91,7 +92,7 @@ def _host(netloc: str) -> str:
     return host.removeprefix("www.")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=URL_CACHE_ENTRIES)
 def _href_parts(href: str) -> tuple[bool, str | None, str, float, float] | None:
     """(fragment, host or None, path without trailing ``/``, path depth, query) of a stripped raw
     ``href``; None when it does not parse (cached: a host's pages repeat their navigation)."""
@@ -151,7 +152,7 @@ LOWER_ASCII_WORDS: Callable[[str], tuple[float, float, float]] | None = None if 
 """``LOWER_HREF_WORDS``' matches, compiled (``_tokens``) where that extension was built."""
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=URL_CACHE_ENTRIES)
 def href_words(href: str) -> tuple[float, float, float]:
     """(account/legal, social/share, taxonomy) words in a raw ``href`` (cached: navigation repeats)."""
     if href.isascii():

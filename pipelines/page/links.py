@@ -14,7 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.page.document import Link
 from rankcrawl.pipelines.page.elements import search_page
-from rankcrawl.settings.urls import normalize_url
+from rankcrawl.settings.urls import URL_CACHE_ENTRIES, normalize_url
 
 
 def base_url(root: Any, url: str | None, bases: list[Any] | None = None) -> str | None:
@@ -49,7 +49,7 @@ def is_alternate(element: Any) -> bool:
     return "alternate" in rel or bool((element.get("hreflang") or "").strip())
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=URL_CACHE_ENTRIES)
 def resolve_in(directory: str, href: str) -> str | None:
     """``normalize_url(href, base)`` for every base in ``directory`` (cached across the pages of a
     site: their navigation repeats the same relative hrefs; the fragment, which normalisation drops,

@@ -49,6 +49,10 @@ MAX_RECHECK = 256
 HOSTS_KEPT = 4
 """Hosts growing at once whose full windows fit in memory (``capacity`` pages each); beyond, the
 oldest page leaves whichever host it is of."""
+HELD_KEPT = 400_000
+"""Template keys and links held by the window's pages at most (≈ 100 per page of a full window; a
+window of link-heavy listing pages holds twice as many bytes as one of articles, 20-45 kB a page):
+beyond, the oldest pages leave, so the memory of a long crawl stays flat whatever pages come last."""
 TARGETS_KEPT = 20_000
 """Pages whose link targets (8-byte hashes, ≈ 8 bytes per link) are kept beyond the window, so a
 near-duplicate found long after its canonical page still keeps its links to other targets."""
@@ -77,6 +81,8 @@ class Remembered:
     canonical_links: np.ndarray | None = None
     region_at: float | None = None
     """Host size when its region was chosen on a warm host (None: decided cold)."""
+    held: int = 0
+    """Its template keys and links, counted against ``HELD_KEPT`` while it is in the window."""
 
 
 def lean(f: PageFacts) -> PageFacts:
@@ -96,6 +102,7 @@ class RecentPages:
     def __init__(self, capacity: int = 1000, targets_kept: int = TARGETS_KEPT) -> None:
         self.capacity, self.targets_kept = capacity, targets_kept
         self.limit = HOSTS_KEPT * capacity
+        self.held = 0  # template keys and links of the pages in the window
         self.pages: OrderedDict[str, Remembered] = OrderedDict()
         self.decided: dict[str, int] = {}  # host → its pages decided here since it last had none in the window
         self.at: dict[str, OrderedDict[str, tuple[int, int]]] = {}  # host → its pages → (decided[host], clock) when added
@@ -132,14 +139,17 @@ class RecentPages:
         while len(self.targets) > self.targets_kept:
             self.targets.popitem(last=False)
         status = self.status.setdefault(page.host, {})
-        for k in self._keys(page):
+        keys = self._keys(page)
+        page.held = len(keys) + len(page.facts.links)
+        self.held += page.held
+        for k in keys:
             self.by_key.setdefault((page.host, k), set()).add(url)
             if status.setdefault(k, statuses.get(k, False)):
                 self.confirmed.setdefault(page.host, {}).setdefault(k, self.host_n.get(page.host, 0.0))
         self._stamp(page.host, url)
         self.settle(url, page.region_at)
         oldest = self._oldest()
-        while self.age(oldest) >= self.capacity or len(self.pages) > self.limit:
+        while self.age(oldest) >= self.capacity or len(self.pages) > self.limit or (self.held > HELD_KEPT and oldest != url):
             self._drop(oldest)
             oldest = self._oldest()
 
@@ -253,6 +263,7 @@ class RecentPages:
     def _drop(self, url: str) -> None:
         self.settle(url, None)
         page = self.pages.pop(url)
+        self.held -= page.held
         mine = self.at[page.host]
         del mine[url]
         if not mine:

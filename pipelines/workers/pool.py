@@ -252,11 +252,11 @@ class AnalysisPool:
         """The pool of a checked config; its worker processes start at once (an unreachable Redis: one line, now)."""
         url = config.redis_url or embedded_server().ensure_running()
         connect(url, socket_timeout=SITE_TIMEOUT).close()
+        share = -(-config.edge_buffer // max(1, config.workers))  # the crawl's buffer, split over its writers
         site = (SiteSpec(url, config.key_prefix, config.link_weighting, config.edge_scope, config.sum_repeated_links,
-                         config.edge_buffer) if config.site_level else None)
+                         share) if config.site_level else None)
         options = FactOptions(site=site is not None, weighting=config.link_weighting if site else "uniform",
                               classifier=config.classifier, max_bytes=config.max_page_bytes, timeout=config.analysis_timeout)
-        share = -(-config.edge_buffer // max(1, config.workers))  # the crawl's buffer, split over its writers
         store = StoreSpec(url, config.key_prefix, config.edge_batch, share, config.max_url_length)
         pool = cls(WorkerSpec(options, config.edge_scope, config.sum_repeated_links, site, store), config.workers,
                    max(config.flush_timeout, config.outage_timeout), config.flush_timeout)

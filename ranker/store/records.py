@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.ranker.store.hostedges import EDGE
-from rankcrawl.settings.urls import MAX_URL_LENGTH, normalize_url, split_url
+from rankcrawl.settings.urls import MAX_URL_LENGTH, URL_CACHE_ENTRIES, normalize_url, split_url
 
 GONE_STATUS = 400
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=URL_CACHE_ENTRIES)
 def host_and_path(url: str, max_length: int = MAX_URL_LENGTH) -> tuple[str, str] | None:
     """(host key, path+query) of a URL after normalisation; None if it is not http(s) or breaks the
     URL contract (``settings.urls``). Cached: link targets repeat a lot within and across batches."""
