@@ -183,3 +183,27 @@ def test_compiled_section_sieve_equals_pythons(monkeypatch: pytest.MonkeyPatch) 
         found += len(compiled) > 0
         assert keep
     assert found > 150
+
+
+STYLES = ["display:none", "DISPLAY: NONE", "visibility:Hidden", "color:red", "a&amp;none", "", "x:nonE"]
+
+
+def test_compiled_hidden_candidates_equal_xpaths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hidden.candidates``: the compiled walk against ``hidden.CANDIDATES`` (XPath), on pages with hidden
+    and aria-hidden attributes, styles in every case and split by entities, and elements after ``</html>``."""
+    from rankcrawl.pipelines.page.hidden import CANDIDATES, candidates
+
+    found = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        parts = []
+        for _ in range(rng.randint(1, 10)):
+            attrs = f' style="{rng.choice(STYLES)}"' if rng.random() < 0.5 else ""
+            attrs += rng.choice(["", "", " hidden", ' aria-hidden="false"', ' aria-hidden'])
+            parts.append(f"<div{attrs}>{random_page(rng, 4)}</div>")
+        html = f"<!-- c --><html><body>{''.join(parts)}</body></html><p style='display:none'>x</p>"
+        root = parse_html(html)
+        compiled = candidates(root)  # holds its proxies, so XPath's are the same objects
+        assert compiled == CANDIDATES(root), f"seed {seed}: {html!r}"
+        found += len(compiled) > 0
+    assert found > 150

@@ -615,3 +615,46 @@ def section_sieve(_Element root, tuple stems, bytes role, test):
             n = _next_element_in(n, body)
         c = _after_subtree(body, top)
     return out
+
+
+cdef int _style_may_hide(tree.xmlNode* n) noexcept:
+    """For ``hidden.CANDIDATES``: whether ``n`` has a ``hidden`` or ``aria-hidden`` attribute or a ``style``
+    containing none/hidden (lower, upper or capitalised): 1 yes, 0 no, -1 a style of several nodes."""
+    cdef tree.xmlAttr* a = n.properties
+    cdef const char* v
+    cdef int found = 0
+    while a is not NULL:
+        if a.ns is NULL:
+            if strcmp(<const char*>a.name, b"hidden") == 0 or strcmp(<const char*>a.name, b"aria-hidden") == 0:
+                return 1
+            if found == 0 and strcmp(<const char*>a.name, b"style") == 0 and a.children is not NULL:
+                if a.children.next is not NULL or a.children.type != tree.XML_TEXT_NODE or a.children.content is NULL:
+                    found = -1
+                else:
+                    v = <const char*>a.children.content
+                    if (strstr(v, b"none") is not NULL or strstr(v, b"hidden") is not NULL or strstr(v, b"NONE") is not NULL
+                            or strstr(v, b"HIDDEN") is not NULL or strstr(v, b"None") is not NULL
+                            or strstr(v, b"Hidden") is not NULL):
+                        found = 1
+        a = a.next
+    return found
+
+
+def hidden_candidates(_Element root, fallback):
+    """``hidden.CANDIDATES(root)`` over libxml2's nodes (every element of the document, document order);
+    an element whose style this cannot read as one text node is decided by ``fallback`` (Python)."""
+    cdef _Document doc = root._doc
+    cdef tree.xmlNode* top = doc._c_doc.children
+    cdef tree.xmlNode* c
+    cdef int found
+    cdef list out = []
+    while top is not NULL:
+        c = top if top.type == tree.XML_ELEMENT_NODE else NULL
+        while c is not NULL:
+            if c.properties is not NULL:
+                found = _style_may_hide(c)
+                if found == 1 or (found == -1 and fallback(_proxy(doc, c))):
+                    out.append(_proxy(doc, c))
+            c = _next_element_in(c, top)
+        top = top.next
+    return out

@@ -25,13 +25,15 @@ from lxml import etree
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.dom_features import tokens
 from rankcrawl.pipelines.page.dropping import words_inside
+from rankcrawl.pipelines.page.elements import compiled_walk
 
 HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)",
                           re.IGNORECASE)
 CANDIDATES = etree.XPath("//*[@hidden or @aria-hidden or @style[contains(., 'none') or contains(., 'hidden') "
                          "or contains(., 'NONE') or contains(., 'HIDDEN') or contains(., 'None') or contains(., 'Hidden')]]")
 """Elements that may carry a marker (compiled XPath over attributes: one walk in C; ``is_hidden``
-decides)."""
+decides). ``candidates`` walks the same way without XPath's node sets where the compiled walk serves the tree."""
+CANDIDATE_WORDS = ("none", "hidden", "NONE", "HIDDEN", "None", "Hidden")
 CONTROLS = etree.XPath("//@aria-controls | //@data-target | //@data-bs-target")
 DISCLOSURE_WORDS = frozenset("accordion accordian collapse collapsed collapsible collapsing expander expandable "
                              "expand expanded tab tabs tabpanel panel pane carousel slide slides slider swiper "
@@ -43,6 +45,20 @@ STREAMED_SEGMENT = re.compile(r"^S:[0-9a-z]+$")
 MASK_SHARE = 0.5
 """A hidden element holding this share of the page's words or more is a loading mask (the page is
 hidden until its script has run), not a hidden part."""
+
+
+def may_hide(el: Any) -> bool:
+    """``CANDIDATES``' test of one element."""
+    if el.get("hidden") is not None or el.get("aria-hidden") is not None:
+        return True
+    style = el.get("style") or ""
+    return any(word in style for word in CANDIDATE_WORDS)
+
+
+def candidates(root: Any) -> list[Any]:
+    """``CANDIDATES(root)``: compiled (``_blockwalk.hidden_candidates``) where the extension serves the tree."""
+    walk = compiled_walk(root)
+    return walk.hidden_candidates(root, may_hide) if walk is not None else CANDIDATES(root)
 
 
 def is_hidden(el: Any) -> bool:
@@ -86,7 +102,7 @@ def hidden_elements(root: Any) -> list[Any]:
     (nested ones included)."""
     if root is None:
         return []
-    found = [el for el in CANDIDATES(root) if is_hidden(el)]
+    found = [el for el in candidates(root) if is_hidden(el)]
     if not found:
         return []
     controlled = controlled_ids(root)
