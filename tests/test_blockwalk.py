@@ -207,3 +207,21 @@ def test_compiled_hidden_candidates_equal_xpaths(monkeypatch: pytest.MonkeyPatch
         assert compiled == CANDIDATES(root), f"seed {seed}: {html!r}"
         found += len(compiled) > 0
     assert found > 150
+
+
+def test_compiled_anchor_word_runs_equal_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pagelets.linked_words``: the compiled count of ``\\w+`` runs against the regex over each anchor's
+    serialised text, on anchors holding nested elements, tails, Unicode digits and letters, entities,
+    comments and processing instructions (left to Python)."""
+    from rankcrawl.pipelines.site.pagelets import linked_words
+
+    for seed in range(300):
+        rng = random.Random(seed)
+        html = "<html><body>" + "".join(
+            f"<a href='/{i}'>{rng.choice(TEXTS)}{random_page(rng, 4)}</a>{rng.choice(TEXTS)}" for i in range(6)) + "</body></html>"
+        root = parse_html(html)
+        anchors = list(root.iter("a"))
+        compiled = [linked_words([a]) for a in anchors] + [linked_words(anchors)]
+        with monkeypatch.context() as m:
+            m.setattr(elements, "_blockwalk", None)
+            assert [linked_words([a]) for a in anchors] + [linked_words(anchors)] == compiled, f"seed {seed}: {html!r}"

@@ -658,3 +658,67 @@ def hidden_candidates(_Element root, fallback):
             c = _next_element_in(c, top)
         top = top.next
     return out
+
+
+cdef inline Py_ssize_t _word_runs(const unsigned char* s, bint* inside) noexcept:
+    """Runs of ``re``'s ``\\w`` (``str.isalnum`` or ``_``) that start in the UTF-8 text ``s`` (``inside``: a
+    run goes on from before and on after)."""
+    cdef Py_ssize_t starts = 0
+    cdef unsigned int c
+    cdef bint word
+    while s[0] != 0:
+        c = s[0]
+        if c < 0x80:
+            s += 1
+        elif c < 0xE0 and s[1] != 0:
+            c = ((c & 0x1F) << 6) | (s[1] & 0x3F)
+            s += 2
+        elif c < 0xF0 and s[1] != 0 and s[2] != 0:
+            c = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F)
+            s += 3
+        elif s[1] != 0 and s[2] != 0 and s[3] != 0:
+            c = ((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) | (s[3] & 0x3F)
+            s += 4
+        else:
+            return -1
+        word = c == 95 or Py_UNICODE_ISALNUM(<Py_UCS4>c)
+        if not word:
+            inside[0] = False
+        elif not inside[0]:
+            inside[0] = True
+            starts += 1
+    return starts
+
+
+def anchor_word_runs(list anchors):
+    """Per anchor: the ``\\w+`` runs of its subtree's text (``pagelets.element_text``, tail excluded), -1
+    where the subtree holds other nodes than elements and text (the caller's Python decides those)."""
+    cdef Py_ssize_t i, n = len(anchors), words, found
+    cdef list out = [0] * n
+    cdef tree.xmlNode* top
+    cdef tree.xmlNode* c
+    cdef bint inside
+    for i in range(n):
+        top = (<_Element>anchors[i])._c_node
+        c = top.children
+        words = 0
+        inside = False
+        while c is not NULL and c is not top:
+            if c.type == tree.XML_TEXT_NODE:
+                if c.content is not NULL:
+                    found = _word_runs(<const unsigned char*>c.content, &inside)
+                    if found < 0:
+                        words = -1
+                        break
+                    words += found
+            elif c.type != tree.XML_ELEMENT_NODE:
+                words = -1
+                break
+            elif c.children is not NULL:
+                c = c.children
+                continue
+            while c.next is NULL and c.parent is not top:
+                c = c.parent
+            c = c.next
+        out[i] = words
+    return out
