@@ -225,3 +225,22 @@ def test_compiled_anchor_word_runs_equal_pythons(monkeypatch: pytest.MonkeyPatch
         with monkeypatch.context() as m:
             m.setattr(elements, "_blockwalk", None)
             assert [linked_words([a]) for a in anchors] + [linked_words(anchors)] == compiled, f"seed {seed}: {html!r}"
+
+
+def test_compiled_anchor_texts_equal_itertext(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The links' texts: the compiled join of each anchor's text nodes against ``itertext``, on trees
+    parsed with and without comment removal (comments and processing instructions inside anchors)."""
+    from lxml import etree
+
+    from rankcrawl.pipelines.page.links import LinkResolver
+
+    for seed in range(300):
+        rng = random.Random(seed)
+        html = "<html><body>" + "".join(
+            f"<a href='/{i}'>{rng.choice(TEXTS)}{random_page(rng, 4)}</a>{rng.choice(TEXTS)}" for i in range(6)) + "</body></html>"
+        for root in (parse_html(html), etree.fromstring(html, etree.HTMLParser())):
+            anchors = list(root.iter("a"))
+            compiled = [link.text for link in LinkResolver("http://e.test/").links(anchors, 0)]
+            with monkeypatch.context() as m:
+                m.setattr(elements, "_blockwalk", None)
+                assert [link.text for link in LinkResolver("http://e.test/").links(anchors, 0)] == compiled, seed

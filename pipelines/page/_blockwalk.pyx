@@ -722,3 +722,36 @@ def anchor_word_runs(list anchors):
             c = c.next
         out[i] = words
     return out
+
+
+def anchor_texts(list anchors):
+    """Per anchor: its subtree's text nodes joined (``"".join(el.itertext())``: comments and processing
+    instructions skipped, their tails kept), None where the subtree holds other nodes (the caller's Python
+    decides those)."""
+    cdef Py_ssize_t i, n = len(anchors)
+    cdef list out = [None] * n, parts
+    cdef tree.xmlNode* top
+    cdef tree.xmlNode* c
+    cdef bint ok
+    for i in range(n):
+        top = (<_Element>anchors[i])._c_node
+        c = top.children
+        parts = []
+        ok = True
+        while c is not NULL and c is not top:
+            if c.type == tree.XML_TEXT_NODE:
+                if c.content is not NULL and c.content[0] != 0:
+                    parts.append(_utf8(<const char*>c.content))
+            elif c.type == tree.XML_ELEMENT_NODE:
+                if c.children is not NULL:
+                    c = c.children
+                    continue
+            elif c.type != tree.XML_COMMENT_NODE and c.type != tree.XML_PI_NODE:
+                ok = False
+                break
+            while c.next is NULL and c.parent is not top:
+                c = c.parent
+            c = c.next
+        if ok:
+            out[i] = parts[0] if len(parts) == 1 else "".join(parts)
+    return out

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rankcrawl.pipelines.page.document import Link
-from rankcrawl.pipelines.page.elements import search_page
+from rankcrawl.pipelines.page.elements import compiled_walk, search_page
 from rankcrawl.settings.urls import URL_CACHE_ENTRIES, normalize_url
 
 
@@ -92,11 +92,13 @@ class LinkResolver:
 
     def links(self, elements: Sequence[Any], block: int) -> list[Link]:
         out = []
-        for el in elements:
+        walk = compiled_walk(elements[0]) if elements else None
+        texts = walk.anchor_texts(list(elements)) if walk is not None else [None] * len(elements)
+        for el, text in zip(elements, texts):
             url = self.resolve(el.get("href") or "")
             if url:
-                out.append(Link(url=url, text=anchor_text(el), weight=1.0, block=block, element=el,
-                                alternate=is_alternate(el), base=self.base))
+                out.append(Link(url=url, text=anchor_text(el) if text is None else " ".join(text.split()), weight=1.0,
+                                block=block, element=el, alternate=is_alternate(el), base=self.base))
         return out
 
 
