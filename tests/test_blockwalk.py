@@ -152,6 +152,23 @@ def test_compiled_anchor_facts_equal_pythons(monkeypatch: pytest.MonkeyPatch) ->
     assert left > 10  # the Python fallback was exercised
 
 
+def marked_divs(rng: random.Random, most: int, marks) -> str:
+    """1 to ``most`` ``<div>``s, each with the attributes ``marks(rng)`` gives, around a random fragment."""
+    return "".join(f"<div{marks(rng)}>{random_page(rng, 4)}</div>" for _ in range(rng.randint(1, most)))
+
+
+def section_marks(rng: random.Random) -> str:
+    attrs = f' class="{rng.choice(SECTION_NAMES)}"' if rng.random() < 0.6 else ""
+    attrs += f' id="{rng.choice(SECTION_NAMES)}"' if rng.random() < 0.3 else ""
+    return attrs + rng.choice(["", "", ' role="comment"', ' role="Comment"', " role"])
+
+
+def hiding_marks(rng: random.Random) -> str:
+    attrs = f' style="{rng.choice(STYLES)}"' if rng.random() < 0.5 else ""
+    return attrs + rng.choice(["", "", " hidden", ' aria-hidden="false"', " aria-hidden"])
+
+
+STYLES = ["display:none", "DISPLAY: NONE", "visibility:Hidden", "color:red", "a&amp;none", "", "x:nonE"]
 SECTION_NAMES = ["comments", "Related-Posts", "x", "COOKIE banner", "tagcloud", "\u0130 comment", "b" * 300 + "tags",
                  "re&#108;ated", "", "nav", "popular\u00e9", "disqusion"]
 
@@ -165,13 +182,8 @@ def test_compiled_section_sieve_equals_pythons(monkeypatch: pytest.MonkeyPatch) 
     found = 0
     for seed in range(300):
         rng = random.Random(seed)
-        parts = []
-        for _ in range(rng.randint(1, 12)):
-            attrs = f' class="{rng.choice(SECTION_NAMES)}"' if rng.random() < 0.6 else ""
-            attrs += f' id="{rng.choice(SECTION_NAMES)}"' if rng.random() < 0.3 else ""
-            attrs += rng.choice(["", "", ' role="comment"', ' role="Comment"', " role"])
-            parts.append(f"<div{attrs}>{random_page(rng, 4)}</div>")
-        html = f"<html><head><title class='comments'>T</title></head><body>{''.join(parts)}</body></html>"
+        html = (f"<html><head><title class='comments'>T</title></head><body>{marked_divs(rng, 12, section_marks)}"
+                "</body></html>")
         if seed % 3 == 0:
             html = html.replace("<div", "<body><div class='related'>r</div></body><div", 1)
         root = parse_html(html)
@@ -185,9 +197,6 @@ def test_compiled_section_sieve_equals_pythons(monkeypatch: pytest.MonkeyPatch) 
     assert found > 150
 
 
-STYLES = ["display:none", "DISPLAY: NONE", "visibility:Hidden", "color:red", "a&amp;none", "", "x:nonE"]
-
-
 def test_compiled_hidden_candidates_equal_xpaths(monkeypatch: pytest.MonkeyPatch) -> None:
     """``hidden.candidates``: the compiled walk against ``hidden.CANDIDATES`` (XPath), on pages with hidden
     and aria-hidden attributes, styles in every case and split by entities, and elements after ``</html>``."""
@@ -196,12 +205,7 @@ def test_compiled_hidden_candidates_equal_xpaths(monkeypatch: pytest.MonkeyPatch
     found = 0
     for seed in range(300):
         rng = random.Random(seed)
-        parts = []
-        for _ in range(rng.randint(1, 10)):
-            attrs = f' style="{rng.choice(STYLES)}"' if rng.random() < 0.5 else ""
-            attrs += rng.choice(["", "", " hidden", ' aria-hidden="false"', ' aria-hidden'])
-            parts.append(f"<div{attrs}>{random_page(rng, 4)}</div>")
-        html = f"<!-- c --><html><body>{''.join(parts)}</body></html><p style='display:none'>x</p>"
+        html = f"<!-- c --><html><body>{marked_divs(rng, 10, hiding_marks)}</body></html><p style='display:none'>x</p>"
         root = parse_html(html)
         compiled = candidates(root)  # holds its proxies, so XPath's are the same objects
         assert compiled == CANDIDATES(root), f"seed {seed}: {html!r}"

@@ -433,27 +433,39 @@ def search_page(_Element root, Py_ssize_t max_href, Py_ssize_t max_links):
     return titles, bases, declarations, itemtypes, overlong
 
 
+cdef inline unsigned int _next_char(const unsigned char** p) noexcept:
+    """The code point at ``p[0]`` (UTF-8 as libxml2 keeps text), moving ``p[0]`` past it; a broken
+    sequence reads as U+FFFD (neither white space nor a word character)."""
+    cdef const unsigned char* s = p[0]
+    cdef unsigned int c = s[0]
+    if c < 0x80:
+        p[0] = s + 1
+    elif 0xC0 <= c < 0xE0 and s[1] != 0:
+        c = ((c & 0x1F) << 6) | (s[1] & 0x3F)
+        p[0] = s + 2
+    elif 0xE0 <= c < 0xF0 and s[1] != 0 and s[2] != 0:
+        c = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F)
+        p[0] = s + 3
+    elif 0xF0 <= c and s[1] != 0 and s[2] != 0 and s[3] != 0:
+        c = ((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) | (s[3] & 0x3F)
+        p[0] = s + 4
+    else:
+        s += 1
+        while (s[0] & 0xC0) == 0x80:
+            s += 1
+        p[0] = s
+        c = 0xFFFD
+    return c
+
+
 cdef inline Py_ssize_t _split_words(const unsigned char* s, bint* inside) noexcept:
     """Tokens of ``str.split()`` that start in the UTF-8 text ``s`` (``inside``: a token runs on from before
     and on after)."""
     cdef Py_ssize_t starts = 0
-    cdef unsigned int c
+    cdef Py_UCS4 c
     while s[0] != 0:
-        c = s[0]
-        if c < 0x80:
-            s += 1
-        elif c < 0xE0 and s[1] != 0:
-            c = ((c & 0x1F) << 6) | (s[1] & 0x3F)
-            s += 2
-        elif c < 0xF0 and s[1] != 0 and s[2] != 0:
-            c = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F)
-            s += 3
-        else:
-            c = 0x10000  # any 4-byte character: never white space
-            s += 1
-            while (s[0] & 0xC0) == 0x80:
-                s += 1
-        if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+        c = _next_char(&s)  # once: the macro reads its argument more than once
+        if Py_UNICODE_ISSPACE(c):
             inside[0] = False
         elif not inside[0]:
             inside[0] = True
@@ -665,24 +677,9 @@ cdef inline Py_ssize_t _word_runs(const unsigned char* s, bint* inside) noexcept
     run goes on from before and on after)."""
     cdef Py_ssize_t starts = 0
     cdef unsigned int c
-    cdef bint word
     while s[0] != 0:
-        c = s[0]
-        if c < 0x80:
-            s += 1
-        elif c < 0xE0 and s[1] != 0:
-            c = ((c & 0x1F) << 6) | (s[1] & 0x3F)
-            s += 2
-        elif c < 0xF0 and s[1] != 0 and s[2] != 0:
-            c = ((c & 0x0F) << 12) | ((s[1] & 0x3F) << 6) | (s[2] & 0x3F)
-            s += 3
-        elif s[1] != 0 and s[2] != 0 and s[3] != 0:
-            c = ((c & 0x07) << 18) | ((s[1] & 0x3F) << 12) | ((s[2] & 0x3F) << 6) | (s[3] & 0x3F)
-            s += 4
-        else:
-            return -1
-        word = c == 95 or Py_UNICODE_ISALNUM(<Py_UCS4>c)
-        if not word:
+        c = _next_char(&s)
+        if not (c == 95 or Py_UNICODE_ISALNUM(<Py_UCS4>c)):
             inside[0] = False
         elif not inside[0]:
             inside[0] = True
@@ -693,7 +690,7 @@ cdef inline Py_ssize_t _word_runs(const unsigned char* s, bint* inside) noexcept
 def anchor_word_runs(list anchors):
     """Per anchor: the ``\\w+`` runs of its subtree's text (``pagelets.element_text``, tail excluded), -1
     where the subtree holds other nodes than elements and text (the caller's Python decides those)."""
-    cdef Py_ssize_t i, n = len(anchors), words, found
+    cdef Py_ssize_t i, n = len(anchors), words
     cdef list out = [0] * n
     cdef tree.xmlNode* top
     cdef tree.xmlNode* c
@@ -706,11 +703,7 @@ def anchor_word_runs(list anchors):
         while c is not NULL and c is not top:
             if c.type == tree.XML_TEXT_NODE:
                 if c.content is not NULL:
-                    found = _word_runs(<const unsigned char*>c.content, &inside)
-                    if found < 0:
-                        words = -1
-                        break
-                    words += found
+                    words += _word_runs(<const unsigned char*>c.content, &inside)
             elif c.type != tree.XML_ELEMENT_NODE:
                 words = -1
                 break
