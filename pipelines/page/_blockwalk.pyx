@@ -375,13 +375,9 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths):
             c = c.parent
 
 
-cdef tree.xmlNode* _next_element_in(tree.xmlNode* c, tree.xmlNode* top) noexcept:
-    """The element after ``c`` in document order within ``top``'s subtree (NULL after the last)."""
-    cdef tree.xmlNode* n = c.children
-    while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
-        n = n.next
-    if n is not NULL:
-        return n
+cdef tree.xmlNode* _after_subtree(tree.xmlNode* c, tree.xmlNode* top) noexcept:
+    """The element after ``c``'s subtree in document order within ``top``'s subtree (NULL after the last)."""
+    cdef tree.xmlNode* n
     while c is not top:
         n = c.next
         while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
@@ -390,6 +386,14 @@ cdef tree.xmlNode* _next_element_in(tree.xmlNode* c, tree.xmlNode* top) noexcept
             return n
         c = c.parent
     return NULL
+
+
+cdef tree.xmlNode* _next_element_in(tree.xmlNode* c, tree.xmlNode* top) noexcept:
+    """The element after ``c`` in document order within ``top``'s subtree (NULL after the last)."""
+    cdef tree.xmlNode* n = c.children
+    while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
+        n = n.next
+    return n if n is not NULL else _after_subtree(c, top)
 
 
 def search_page(_Element root, Py_ssize_t max_href, Py_ssize_t max_links):
@@ -473,17 +477,35 @@ cdef inline Py_ssize_t _split_words(const unsigned char* s, bint* inside) noexce
     return starts
 
 
-cdef Py_ssize_t _anchor_words(tree.xmlNode* top) noexcept:
-    """``link_features.anchor_word_count``: ``str.split()`` tokens of the text nodes below ``top``, joined;
-    -1 if the subtree holds other nodes than elements and text (its ``itertext()`` is then not simply its
-    text nodes in order)."""
+cdef inline Py_ssize_t _word_runs(const unsigned char* s, bint* inside) noexcept:
+    """Runs of ``re``'s ``\\w`` (``str.isalnum`` or ``_``) that start in the UTF-8 text ``s`` (``inside``: a
+    run goes on from before and on after)."""
+    cdef Py_ssize_t starts = 0
+    cdef unsigned int c
+    while s[0] != 0:
+        c = _next_char(&s)
+        if not (c == 95 or Py_UNICODE_ISALNUM(<Py_UCS4>c)):
+            inside[0] = False
+        elif not inside[0]:
+            inside[0] = True
+            starts += 1
+    return starts
+
+
+cdef Py_ssize_t _anchor_words(tree.xmlNode* top, bint runs) noexcept:
+    """``link_features.anchor_word_count``: ``str.split()`` tokens of the text nodes below ``top``, joined
+    (``runs``: ``\\w+`` runs instead); -1 if the subtree holds other nodes than elements and text (its
+    ``itertext()`` is then not simply its text nodes in order)."""
     cdef tree.xmlNode* c = top.children
     cdef Py_ssize_t words = 0
     cdef bint inside = False
     while c is not NULL and c is not top:
         if c.type == tree.XML_TEXT_NODE:
             if c.content is not NULL:
-                words += _split_words(<const unsigned char*>c.content, &inside)
+                if runs:
+                    words += _word_runs(<const unsigned char*>c.content, &inside)
+                else:
+                    words += _split_words(<const unsigned char*>c.content, &inside)
         elif c.type != tree.XML_ELEMENT_NODE:
             return -1
         elif c.children is not NULL:
@@ -528,7 +550,7 @@ def anchor_facts(list anchors):
         el = <_Element>anchors[i]
         a = el._c_node
         hrefs[i] = _attribute(el._doc, a, b"href")
-        w[i] = _anchor_words(a)
+        w[i] = _anchor_words(a, False)
         parent = a.parent
         grand = parent.parent if parent is not NULL and _is_element(parent) else NULL
         if grand is NULL or not _is_element(grand):
@@ -573,19 +595,6 @@ cdef int _stem_in(tree.xmlNode* n, const char* name, tuple stems) noexcept:
         if strstr(low, <const char*><bytes>stem) is not NULL:
             return 1
     return 0
-
-
-cdef tree.xmlNode* _after_subtree(tree.xmlNode* c, tree.xmlNode* top) noexcept:
-    """The element after ``c``'s subtree in document order within ``top``'s subtree (NULL after the last)."""
-    cdef tree.xmlNode* n
-    while c is not top:
-        n = c.next
-        while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
-            n = n.next
-        if n is not NULL:
-            return n
-        c = c.parent
-    return NULL
 
 
 def section_sieve(_Element root, tuple stems, bytes role, test):
@@ -672,49 +681,10 @@ def hidden_candidates(_Element root, fallback):
     return out
 
 
-cdef inline Py_ssize_t _word_runs(const unsigned char* s, bint* inside) noexcept:
-    """Runs of ``re``'s ``\\w`` (``str.isalnum`` or ``_``) that start in the UTF-8 text ``s`` (``inside``: a
-    run goes on from before and on after)."""
-    cdef Py_ssize_t starts = 0
-    cdef unsigned int c
-    while s[0] != 0:
-        c = _next_char(&s)
-        if not (c == 95 or Py_UNICODE_ISALNUM(<Py_UCS4>c)):
-            inside[0] = False
-        elif not inside[0]:
-            inside[0] = True
-            starts += 1
-    return starts
-
-
 def anchor_word_runs(list anchors):
     """Per anchor: the ``\\w+`` runs of its subtree's text (``pagelets.element_text``, tail excluded), -1
     where the subtree holds other nodes than elements and text (the caller's Python decides those)."""
-    cdef Py_ssize_t i, n = len(anchors), words
-    cdef list out = [0] * n
-    cdef tree.xmlNode* top
-    cdef tree.xmlNode* c
-    cdef bint inside
-    for i in range(n):
-        top = (<_Element>anchors[i])._c_node
-        c = top.children
-        words = 0
-        inside = False
-        while c is not NULL and c is not top:
-            if c.type == tree.XML_TEXT_NODE:
-                if c.content is not NULL:
-                    words += _word_runs(<const unsigned char*>c.content, &inside)
-            elif c.type != tree.XML_ELEMENT_NODE:
-                words = -1
-                break
-            elif c.children is not NULL:
-                c = c.children
-                continue
-            while c.next is NULL and c.parent is not top:
-                c = c.parent
-            c = c.next
-        out[i] = words
-    return out
+    return [_anchor_words((<_Element>a)._c_node, True) for a in anchors]
 
 
 def anchor_texts(list anchors):
