@@ -597,9 +597,9 @@ cdef int _stem_in(tree.xmlNode* n, const char* name, tuple stems) noexcept:
     return 0
 
 
-def section_sieve(_Element root, tuple stems, bytes role, test):
+def section_sieve(_Element root, tuple stems, tuple roles, test):
     """``after_article.section_candidates`` over libxml2's nodes: the elements strictly below a ``<body>``
-    (document order) whose lower-cased id or class contains one of ``stems`` or whose role is ``role``;
+    (document order) whose lower-cased id or class contains one of ``stems`` or whose role is one of ``roles``;
     an element whose id or class this cannot read as short ASCII is decided by ``test`` (Python)."""
     cdef _Document doc = root._doc
     cdef tree.xmlNode* top = root._c_node
@@ -626,7 +626,9 @@ def section_sieve(_Element root, tuple stems, bytes role, test):
                         if a.ns is NULL and strcmp(<const char*>a.name, b"role") == 0:
                             if (a.children is not NULL and a.children.next is NULL and a.children.type == tree.XML_TEXT_NODE
                                     and a.children.content is not NULL):
-                                found = strcmp(<const char*>a.children.content, role) == 0
+                                for role in roles:
+                                    if strcmp(<const char*>a.children.content, <const char*><bytes>role) == 0:
+                                        found = 1
                             else:
                                 found = -1
                             break
