@@ -1,6 +1,7 @@
 # cython: language_level=3
 """``blocks.atomic_blocks``'s walk over libxml2's nodes through lxml's C API (optional extension), and the
-whole-tree element searches of ``elements`` (by tag, by attribute, overlong hrefs) in the same way.
+whole-tree element searches of ``elements`` (by tag, by attribute, overlong hrefs), the section and
+hidden-element sieves, and the anchors' texts and word counts in the same way.
 
 The same traversal as ``blocks.python_atomic_blocks`` (``lxml.etree.iterwalk`` with start and end
 events): the same elements in the same order (elements, comments, processing instructions and
