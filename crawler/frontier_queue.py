@@ -72,11 +72,7 @@ class FrontierQueue:
 
     def rescore(self, key: Hashable, score: float) -> None:
         """Set a queued key's score (higher pops first)."""
-        entry = self.entries[key]
-        score = float(score)
-        if score != entry.score:
-            entry.score = score
-            self._offer(entry)
+        self.rescore_many(((key, score),))
 
     def rescore_many(self, scores: Iterable[tuple[Hashable, float]]) -> None:
         """Set the scores of many queued keys (an epoch's): each touched slot is compacted and

@@ -208,9 +208,6 @@ class RankedScheduler(BaseScheduler):
     def _group(self, slot: str, request: Request) -> Group | None:
         return sibling_group(slot, request.url) if self.siblings is not None else None
 
-    def _queued_group(self, key: Hashable) -> Group | None:
-        return self.groups.get(key)
-
     def _evidence(self, key: Hashable, group: Group | None) -> float:
         """The entry's evidence with its sibling evidence."""
         own = self.evidence[key]
@@ -269,7 +266,7 @@ class RankedScheduler(BaseScheduler):
         self._host_link(entry.slot, evidence)
         if evidence is not None and self.strategy.rescores:
             added = link_score(self.strategy, evidence)
-            group = self._queued_group(key)
+            group = self.groups.get(key)
             self.evidence[key] += added
             self._sibling_link(group, key, added)
             self.queue.rescore(key, self._score(key, entry.payload.priority, group))
@@ -337,7 +334,7 @@ class RankedScheduler(BaseScheduler):
             items = [(key, queued[key].slot, rank, self.evidence[key]) for key, rank in ranks if key in queued]
             evidence = epoch_evidence(items)
             self.evidence.update(evidence)
-            self.queue.rescore_many((key, self._score(key, queued[key].payload.priority, self._queued_group(key)))
+            self.queue.rescore_many((key, self._score(key, queued[key].payload.priority, self.groups.get(key)))
                                     for key in evidence)
             self.stats.inc_value("rankcrawl/frontier/epochs")
             self.stats.inc_value("rankcrawl/frontier/ranked", len(items))
