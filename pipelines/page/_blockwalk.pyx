@@ -100,19 +100,32 @@ cdef str _text(tree.xmlNode* n, bint drop_space):
     return "".join(parts)
 
 
+cdef tree.xmlAttr* _attr(tree.xmlNode* n, const char* name) noexcept:
+    """``n``'s attribute ``name`` (without namespace), NULL when absent."""
+    cdef tree.xmlAttr* a = n.properties
+    while a is not NULL and not (a.ns is NULL and strcmp(<const char*>a.name, name) == 0):
+        a = a.next
+    return a
+
+
+cdef const char* _one_text(tree.xmlAttr* a) noexcept:
+    """The UTF-8 value of ``a``: "" when it has none, NULL when it is an unusual one of several nodes
+    (lxml assembles those)."""
+    if a.children is NULL:
+        return b""
+    if a.children.next is NULL and a.children.type == tree.XML_TEXT_NODE and a.children.content is not NULL:
+        return <const char*>a.children.content
+    return NULL
+
+
 cdef object _attribute(_Document doc, tree.xmlNode* n, const char* name):
     """``n.get(name)`` for a name without namespace: the value, "" for a value-less attribute, None when
     absent (an unusual value, of several nodes, is left to lxml)."""
-    cdef tree.xmlAttr* a = n.properties
-    while a is not NULL:
-        if a.ns is NULL and strcmp(<const char*>a.name, name) == 0:
-            if a.children is NULL:
-                return ""
-            if a.children.next is NULL and a.children.type == tree.XML_TEXT_NODE and a.children.content is not NULL:
-                return _utf8(<const char*>a.children.content)
-            return elementFactory(doc, n).get(name.decode("ascii"))
-        a = a.next
-    return None
+    cdef tree.xmlAttr* a = _attr(n, name)
+    if a is NULL:
+        return None
+    cdef const char* value = _one_text(a)
+    return _utf8(value) if value is not NULL else elementFactory(doc, n).get(name.decode("ascii"))
 
 
 cdef _Element _proxy(_Document doc, tree.xmlNode* n):
@@ -571,20 +584,16 @@ cdef enum:
 cdef int _stem_in(tree.xmlNode* n, const char* name, tuple stems) noexcept:
     """Whether ``n``'s attribute ``name``, lower-cased, contains one of ``stems`` (ASCII bytes): 1 yes, 0 no
     or absent, -1 undecided (a value of several nodes, with non-ASCII bytes, or over ``NAME_BUFFER``)."""
-    cdef tree.xmlAttr* a = n.properties
+    cdef tree.xmlAttr* a = _attr(n, name)
     cdef const unsigned char* s
     cdef char low[NAME_BUFFER]
     cdef Py_ssize_t i = 0
     cdef unsigned char ch
-    while a is not NULL:
-        if a.ns is NULL and strcmp(<const char*>a.name, name) == 0:
-            break
-        a = a.next
-    if a is NULL or a.children is NULL:
+    if a is NULL:
         return 0
-    if a.children.next is not NULL or a.children.type != tree.XML_TEXT_NODE or a.children.content is NULL:
+    s = <const unsigned char*>_one_text(a)
+    if s is NULL:
         return -1
-    s = <const unsigned char*>a.children.content
     while s[i] != 0:
         ch = s[i]
         if ch >= 0x80 or i == NAME_BUFFER - 1:
@@ -608,6 +617,7 @@ def section_sieve(_Element root, tuple stems, tuple roles, test):
     cdef tree.xmlNode* body
     cdef tree.xmlNode* n
     cdef tree.xmlAttr* a
+    cdef const char* value
     cdef int found
     cdef list out = []
     while c is not NULL:
@@ -621,19 +631,13 @@ def section_sieve(_Element root, tuple stems, tuple roles, test):
                 found = _stem_in(n, b"id", stems)
                 if found == 0:
                     found = _stem_in(n, b"class", stems)
-                if found == 0:
-                    a = n.properties
-                    while a is not NULL:
-                        if a.ns is NULL and strcmp(<const char*>a.name, b"role") == 0:
-                            if (a.children is not NULL and a.children.next is NULL and a.children.type == tree.XML_TEXT_NODE
-                                    and a.children.content is not NULL):
-                                for role in roles:
-                                    if strcmp(<const char*>a.children.content, <const char*><bytes>role) == 0:
-                                        found = 1
-                            else:
-                                found = -1
-                            break
-                        a = a.next
+                a = _attr(n, b"role") if found == 0 else NULL
+                if a is not NULL:
+                    value = _one_text(a)
+                    if value is NULL:
+                        found = -1
+                    elif any(strcmp(value, <const char*><bytes>role) == 0 for role in roles):
+                        found = 1
                 if found == 1 or (found == -1 and test(_proxy(doc, n))):
                     out.append(_proxy(doc, n))
             n = _next_element_in(n, body)
@@ -651,15 +655,14 @@ cdef int _style_may_hide(tree.xmlNode* n) noexcept:
         if a.ns is NULL:
             if strcmp(<const char*>a.name, b"hidden") == 0 or strcmp(<const char*>a.name, b"aria-hidden") == 0:
                 return 1
-            if found == 0 and strcmp(<const char*>a.name, b"style") == 0 and a.children is not NULL:
-                if a.children.next is not NULL or a.children.type != tree.XML_TEXT_NODE or a.children.content is NULL:
+            if found == 0 and strcmp(<const char*>a.name, b"style") == 0:
+                v = _one_text(a)
+                if v is NULL:
                     found = -1
-                else:
-                    v = <const char*>a.children.content
-                    if (strstr(v, b"none") is not NULL or strstr(v, b"hidden") is not NULL or strstr(v, b"NONE") is not NULL
+                elif (strstr(v, b"none") is not NULL or strstr(v, b"hidden") is not NULL or strstr(v, b"NONE") is not NULL
                             or strstr(v, b"HIDDEN") is not NULL or strstr(v, b"None") is not NULL
-                            or strstr(v, b"Hidden") is not NULL):
-                        found = 1
+                        or strstr(v, b"Hidden") is not NULL):
+                    found = 1
         a = a.next
     return found
 

@@ -62,11 +62,11 @@ def section_candidates(root: Any) -> list[Any]:
     return [el for el in NAMED(root) if is_section_candidate(el)]
 
 
-def named(el: Any, vocabulary: frozenset[str]) -> bool:
-    """Whether ``el``'s id or one of its class names is made of ``vocabulary`` words (one at least) and
-    ``FILLER_WORDS`` only: ``post-comments`` is, ``respond-to-review-comments`` (an id made from a
-    heading) is not."""
-    allowed = vocabulary | FILLER_WORDS
+def named(el: Any, vocabulary: frozenset[str], extra: frozenset[str] = frozenset()) -> bool:
+    """Whether ``el``'s id or one of its class names is made of ``vocabulary`` words (one at least),
+    ``extra`` and ``FILLER_WORDS`` only: ``post-comments`` is, ``respond-to-review-comments`` (an id made
+    from a heading) is not."""
+    allowed = vocabulary | extra | FILLER_WORDS
     for name in [el.get("id") or "", *(el.get("class") or "").split()]:
         words = tokens(name)
         if words and not words.isdisjoint(vocabulary) and words <= allowed:

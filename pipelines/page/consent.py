@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rankcrawl.pipelines.page.after_article import FILLER_WORDS
-from rankcrawl.pipelines.page.dom_features import tokens
+from rankcrawl.pipelines.page.after_article import named
 
 CONSENT_WORDS = frozenset("cookie cookies consent gdpr ccpa onetrust cookiebot cookielaw cookieconsent".split())
 BOX_WORDS = frozenset("banner bar notice notification dialog modal popup overlay layer sdk wrapper wrap container "
@@ -28,17 +27,6 @@ PAGE_FRAME = ("h1", "main", "article")
 """Elements a consent box never holds: a box around one of them wraps the page itself."""
 
 
-def names_consent(el: Any) -> bool:
-    """Whether ``el``'s id or one of its class names is made of consent words (one at least) and box
-    words only."""
-    allowed = CONSENT_WORDS | BOX_WORDS | FILLER_WORDS
-    for name in [el.get("id") or "", *(el.get("class") or "").split()]:
-        words = tokens(name)
-        if words and not words.isdisjoint(CONSENT_WORDS) and words <= allowed:
-            return True
-    return False
-
-
 def asks_consent(el: Any) -> bool:
     """Whether ``el`` holds a control (a button or a form field) and not the page's frame."""
     if any(True for _ in el.iter(*PAGE_FRAME)) or el.xpath(".//*[@role='main']"):
@@ -48,4 +36,4 @@ def asks_consent(el: Any) -> bool:
 
 def consent_boxes(candidates: list[Any]) -> list[Any]:
     """The consent boxes among ``candidates`` (``after_article.section_candidates``, document order)."""
-    return [el for el in candidates if names_consent(el) and asks_consent(el)]
+    return [el for el in candidates if named(el, CONSENT_WORDS, BOX_WORDS) and asks_consent(el)]
