@@ -322,7 +322,8 @@ STATS = (("rankcrawl/pages/near_duplicates", "pages judged near-duplicates"),
          ("rankcrawl/pages/analysis_prefix", "pages analysed on a prefix only (RANKCRAWL_ANALYSIS_TIMEOUT)"),
          ("rankcrawl/dropped/analysis_timeout", "pages dropped on the analysis timeout"),
          ("rankcrawl/analysis/cpu_s", "CPU s of page analysis (workers)"),
-         ("rankcrawl/crawl_process/cpu_s", "CPU s of the crawl process itself (reactor, ranker; not its analysis workers, which write the edges)"))
+         ("rankcrawl/crawl_process/cpu_s", "CPU s of the crawl process itself (reactor, ranker; not its analysis workers, which write the edges)"),
+         ("rankcrawl/ranker/cpu_s", "of which the ranker's threads"))
 
 
 def cell(v: object) -> object:

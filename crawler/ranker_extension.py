@@ -9,13 +9,15 @@ holds the lease. On ``spider_closed`` it waits for the edge sink's flush, stops 
 more (waiting up to FINAL_LEASE_WAIT for the lease), so the published epoch covers the whole
 crawl. Turn it off (RANKCRAWL_RANKER = False) when a separate ``rankcrawl ranker`` process serves
 several crawler processes. Its per-epoch lines are DEBUG (``EpochLog``); the crawl's periodic
-progress line (``ProgressLog``) shows the last epoch.
+progress line (``ProgressLog``) shows the last epoch. Stats: ``rankcrawl/ranker/epoch`` (the final
+epoch's number) and ``rankcrawl/ranker/cpu_s`` (CPU seconds of its threads).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 import redis
@@ -39,6 +41,10 @@ FINAL_LEASE_WAIT = 60.0
 DUTY = 0.25
 """Share of wall time the in-crawl ranker spends in epochs (``RankerService.duty``): the rest of
 the crawl process's GIL stays with the reactor; the final epoch after the crawl is not paced."""
+MIN_PERIOD = 1.0
+"""Seconds between the starts of two epochs during the crawl, at least (``RankerService.min_period``):
+the frontier reads the ranks every ``RANKCRAWL_RANK_REFRESH`` (2 s), so quicker epochs would cost the
+crawl process and Redis CPU that nothing reads."""
 
 
 class RankerExtension:
@@ -51,7 +57,8 @@ class RankerExtension:
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
         self.teleport: list[str] = []
-        self.epochs = 0
+        self.cpu_s = 0.0
+        """CPU seconds of the ranker's threads (stat ``rankcrawl/ranker/cpu_s``)."""
         self.service: RankerService | None = None
         self.epoch_log = per_crawler(crawler, EpochLog, EpochLog)
 
@@ -73,7 +80,7 @@ class RankerExtension:
         if self.service is None:
             self.service = RankerService(connect(self.redis_url), alpha=self.alpha, tol=self.tol,
                                          partitions=self.partitions, teleport_urls=self.teleport or None,
-                                         prefix=self.prefix, duty=DUTY, interim_tol=self.interim_tol,
+                                         prefix=self.prefix, duty=DUTY, min_period=MIN_PERIOD, interim_tol=self.interim_tol,
                                          progress=self.epoch_log)
         return self.service
 
@@ -84,6 +91,7 @@ class RankerExtension:
         self.thread.start()
 
     def _run(self) -> None:
+        started = time.thread_time()
         while not self.stop.is_set():
             try:
                 self._service().run(self.stop, poll_interval=0.5)
@@ -91,8 +99,17 @@ class RankerExtension:
                 logger.warning("rankcrawl: ranker paused: %s", exc)
                 self.service = None
                 self.stop.wait(RESTART_PAUSE)
+        self.cpu_s += time.thread_time() - started
 
     def _final_solve(self) -> None:
+        started = time.thread_time()
+        try:
+            self._final_epoch()
+        finally:
+            self.cpu_s += time.thread_time() - started
+            self.crawler.stats.set_value("rankcrawl/ranker/cpu_s", round(self.cpu_s, 2))
+
+    def _final_epoch(self) -> None:
         self.stop.set()
         if self.thread is not None:
             self.thread.join(JOIN_TIMEOUT)

@@ -121,10 +121,13 @@ class RankerService:
         lease_wait: float = 0.0,
         top_k: int = TOP_K,
         duty: float = 1.0,
+        min_period: float = 0.0,
     ) -> None:
         check_parameters(alpha, tol)
         if not 0 < duty <= 1:
             raise ValueError("duty must be in (0, 1]")
+        if not min_period >= 0:
+            raise ValueError("min_period must be at least 0")
         if partitions is not None and partitions < 1:
             raise ValueError("partitions must be at least 1")
         if interim_tol is not None and interim_tol < tol:
@@ -139,6 +142,9 @@ class RankerService:
         self.duty = duty
         """Share of wall time ``run`` may spend in epochs: after an epoch of t seconds it rests
         t·(1/duty − 1) (a ranker inside a crawl process leaves the reactor its GIL)."""
+        self.min_period = min_period
+        """Seconds from the start of one epoch of ``run`` to the next, at least (a longer rest when
+        the duty's is shorter)."""
         self.graph: LiveGraph | None = None
         self._offset: str | None = None
         self._final = True  # the last epoch this service published was a final one
@@ -305,8 +311,12 @@ class RankerService:
         return self.interim_tol is None or self._quiet()
 
     def _rest(self, report: SolveReport | None, stop: threading.Event, poll_interval: float) -> None:
-        """After an epoch: rest as ``duty`` asks; after none (lease held, empty graph): ``poll_interval``."""
-        stop.wait(poll_interval if report is None else report.seconds * (1 / self.duty - 1))
+        """After an epoch: rest as ``duty`` and ``min_period`` ask; after none (lease held, empty graph):
+        ``poll_interval``."""
+        if report is None:
+            stop.wait(poll_interval)
+            return
+        stop.wait(max(report.seconds * (1 / self.duty - 1), self.min_period - report.seconds))
 
     def run(self, stop: threading.Event, poll_interval: float = 1.0) -> None:
         """Solve whenever changes arrive (debounced) until ``stop`` is set; while changes keep

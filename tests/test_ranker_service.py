@@ -167,7 +167,8 @@ def test_run_loop_follows_changes_and_stops(any_client):
 
 
 def test_run_loop_rests_by_its_duty(any_client):
-    """A ranker with duty d rests t·(1/d − 1) after an epoch of t seconds (so it uses a share d of the time)."""
+    """A ranker with duty d rests t·(1/d − 1) after an epoch of t seconds (so it uses a share d of the time),
+    longer when its min_period asks for it."""
     GraphStore(any_client).put_pages(random_web(3))
     service = RankerService(any_client, tol=1e-12, duty=0.25)
     waits: list[float | None] = []
@@ -181,8 +182,13 @@ def test_run_loop_rests_by_its_duty(any_client):
     service._rest(report, Recorder(), 0.1)
     service._rest(None, Recorder(), 0.1)  # no epoch (lease held elsewhere): poll again
     assert report is not None and waits == [pytest.approx(3 * report.seconds), 0.1]
+    service.min_period = 4 * report.seconds + 5.0  # a period longer than the duty's rest sets the rest
+    service._rest(report, Recorder(), 0.1)
+    assert waits[-1] == pytest.approx(3 * report.seconds + 5.0)
     with pytest.raises(ValueError, match="duty"):
         RankerService(any_client, duty=0.0)
+    with pytest.raises(ValueError, match="min_period"):
+        RankerService(any_client, min_period=-1.0)
     for kwargs, message in [({"alpha": 0.0}, "alpha must be a number between 0 and 1"), ({"alpha": 1.0}, "alpha"),
                             ({"tol": 0.0}, "tol must be a number > 0"), ({"tol": float("nan")}, "tol")]:
         with pytest.raises(ValueError, match=message):  # the RANKCRAWL_ALPHA / RANKCRAWL_TOL rows' checks
