@@ -32,6 +32,11 @@ class SettingError(ValueError):
     """A setting with a value outside its allowed values, or an unknown ``RANKCRAWL_*`` name (one-line message)."""
 
 
+BACKLOG_PER_WORKER = 2
+"""Pages a worker may have waiting for it while the frontier chooses: the one it analyses and the next,
+so that it does not idle while its last page's links travel back to the frontier."""
+
+
 @dataclass(frozen=True)
 class RankcrawlConfig:
     """Every rankcrawl setting, typed; field ``x_y`` is ``RANKCRAWL_X_Y`` (meanings: the settings table)."""
@@ -78,8 +83,8 @@ class RankcrawlConfig:
     @property
     def backlog(self) -> int:
         """Pages awaiting analysis at which a re-scoring frontier waits: RANKCRAWL_ANALYSIS_BACKLOG, unset =
-        one per analysis worker (at least 1)."""
-        return max(1, self.workers) if self.analysis_backlog is None else self.analysis_backlog
+        ``BACKLOG_PER_WORKER`` per analysis worker (a worker in the crawl process counts as one)."""
+        return BACKLOG_PER_WORKER * max(1, self.workers) if self.analysis_backlog is None else self.analysis_backlog
 
     @classmethod
     def from_settings(cls, settings: Any) -> RankcrawlConfig:

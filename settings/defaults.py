@@ -66,7 +66,7 @@ SETTINGS: tuple[Setting, ...] = (
             "breadth-first; static: the link's priority when first seen).", Choice(FRONTIERS)),
     Setting("RANKCRAWL_ANALYSIS_BACKLOG", None, "Fetched pages awaiting analysis at which a re-scoring frontier "
             "(pagerank, opic, inlinks) hands out no more URLs until one is analysed, so it chooses with their links "
-            "known; unset = one per analysis worker process (at least 1), 0 = never wait.", OptionalInt(0)),
+            "known; unset = two per analysis worker process (2 with RANKCRAWL_ANALYSIS_WORKERS = 0), 0 = never wait.", OptionalInt(0)),
     Setting("RANKCRAWL_RANK_REFRESH", 2.0, "Seconds between background reads of the published ranks for priorities "
             "(1e6: rank-blind FIFO).", Number(0.0)),
     Setting("RANKCRAWL_RANKER", True, "Run the ranker service inside the crawl process (off when a separate ranker runs).",

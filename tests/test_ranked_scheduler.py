@@ -212,3 +212,5 @@ def test_a_rescoring_frontier_waits_while_fetched_pages_await_analysis() -> None
         waiting.queue.clear()
         waiting.active.clear()
     assert scheduler("opic", RANKCRAWL_ANALYSIS_BACKLOG=0).backlog == 0
+    assert scheduler("opic", RANKCRAWL_ANALYSIS_WORKERS=3).backlog == 6  # unset: two per worker
+    assert scheduler("opic", RANKCRAWL_ANALYSIS_WORKERS=0).backlog == 2  # the worker in the crawl process
