@@ -18,8 +18,8 @@ queued entry directly (``RankedScheduler.credit``: the evidence the request woul
 request that the frontier would drop as a duplicate: most links of a page lead to URLs seen before,
 and a request costs the reactor far more than the entry's update (the spider middlewares, the
 scheduling signals, the fingerprint). Likewise a request Scrapy's offsite filter would drop is asked
-of it (``offsite_filter``) before it is yielded: on real sites 4 in 10 of a page's new links leave
-the allowed domains.
+of it (``offsite_filter``) before it is yielded: pages link out of the allowed domains a lot, and
+each such request would cost the reactor as much as one it keeps.
 
 RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
 crawl closes with reason ``page_budget`` and no more links are followed (pages in flight finish).
