@@ -24,7 +24,7 @@ each such request would cost the reactor as much as one it keeps.
 RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
 crawl closes with reason ``page_budget`` and no more links are followed (pages in flight finish).
 
-Graph conventions (issue 10): a response >= 400 (through an errback, ``handle_httpstatus_*`` or
+Graph conventions: a response >= 400 (through an errback, ``handle_httpstatus_*`` or
 HttpErrorMiddleware's HttpError) is stored as gone, so the URL gets no rank (redirects become
 aliases in ``crawler/redirects.py``).
 
