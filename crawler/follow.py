@@ -160,10 +160,11 @@ class FollowMiddleware:
                 if frontier is not None and frontier.credit(link.url, votes[link.url]):
                     credited += 1
                     continue
-                request = Request(link.url, meta={LINK_META: votes[link.url]},
-                                  priority=self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted))
-                if not self.offsite(request):
-                    yield request
+                request = Request(link.url, meta={LINK_META: votes[link.url]})
+                if self.offsite(request):
+                    continue
+                request.priority = self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted)
+                yield request
         finally:
             self.stats.inc_value("rankcrawl/follow/requests", followed)
             self.stats.inc_value("rankcrawl/follow/content", content)
