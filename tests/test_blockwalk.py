@@ -248,3 +248,41 @@ def test_compiled_anchor_texts_equal_itertext(monkeypatch: pytest.MonkeyPatch) -
             with monkeypatch.context() as m:
                 m.setattr(elements, "_blockwalk", None)
                 assert [link.text for link in LinkResolver("http://e.test/").links(anchors, 0)] == compiled, seed
+
+
+HREFS = [' href="/p"', " href", ' href=""', ' href="/q"', ' href="/r"']
+
+
+def link_lists(rng: random.Random, depth: int = 0) -> str:
+    """Nested boxes of link lists (some hrefs empty or value-less, some anchors nested), with random fragments."""
+    out = []
+    for _ in range(rng.randint(1, 4 if depth < 3 else 1)):
+        items = "".join(f"<li><a{rng.choice(HREFS)}>{rng.choice(TEXTS)}</a>{random_page(rng, 4)}</li>"
+                        for _ in range(rng.randint(0, 6)))
+        inner = link_lists(rng, depth + 1) if rng.random() < 0.5 else random_page(rng, 3)
+        out.append(f"<div class='box'><ul>{items}</ul>{inner}<!-- c --></div>{rng.choice(TEXTS)}")
+    return "".join(out)
+
+
+def test_compiled_pagelets_equal_pythons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pagelets.partition``: the compiled walk (``pagelet_parts``, ``word_runs``) gives the Python walk's
+    pagelets, shingles, anchors and link densities, for k = 1, 2, 3, with and without ``linked_only``."""
+    from rankcrawl.pipelines.site.pagelets import partition
+
+    def pagelets(html: str, k: int, linked_only: bool) -> list[tuple]:
+        root = parse_html(html)
+        return [(p.element.tag, p.label, p.shingle, p.text, [a.get("href") for a in p.links], p.link_density)
+                for p in partition(root, k, linked_only=linked_only)]
+
+    found = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        html = f"<html><body>{link_lists(rng)}{random_page(rng)}</body></html>"
+        for k in (1, 2, 3):
+            for linked_only in (False, True):
+                compiled = pagelets(html, k, linked_only)
+                with monkeypatch.context() as m:
+                    m.setattr(elements, "_blockwalk", None)
+                    assert pagelets(html, k, linked_only) == compiled, f"seed {seed}, k {k}: {html!r}"
+                found += len(compiled) > 1
+    assert found > 600

@@ -12,6 +12,7 @@ differs only in cost: no Python proxy is made for an element unless it owns a bl
 ``<a href>``, and tag names are decoded once per page.
 """
 
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
 from libc.string cimport strcmp, strlen, strstr
@@ -687,10 +688,10 @@ def hidden_candidates(_Element root, fallback):
     return out
 
 
-def anchor_word_runs(list anchors):
-    """Per anchor: the ``\\w+`` runs of its subtree's text (``pagelets.element_text``, tail excluded), -1
+def word_runs(list elements):
+    """Per element: the ``\\w+`` runs of its subtree's text (``pagelets.element_text``, tail excluded), -1
     where the subtree holds other nodes than elements and text (the caller's Python decides those)."""
-    return [_anchor_words((<_Element>a)._c_node, True) for a in anchors]
+    return [_anchor_words((<_Element>e)._c_node, True) for e in elements]
 
 
 def anchor_texts(list anchors):
@@ -724,3 +725,101 @@ def anchor_texts(list anchors):
         if ok:
             out[i] = parts[0] if len(parts) == 1 else "".join(parts)
     return out
+
+
+cdef bint _href_anchor(_Document doc, tree.xmlNode* n):
+    """Whether ``n`` is an ``<a>`` (no namespace) whose ``href`` is present and not empty."""
+    if n.ns is not NULL or strcmp(<const char*>n.name, b"a") != 0:
+        return False
+    cdef tree.xmlAttr* a = _attr(n, b"href")
+    if a is NULL:
+        return False
+    cdef const char* value = _one_text(a)
+    return value[0] != 0 if value is not NULL else bool(_attribute(doc, n, b"href"))
+
+
+cdef tree.xmlNode* _first_child_element(tree.xmlNode* n) noexcept:
+    cdef tree.xmlNode* c = n.children
+    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
+        c = c.next
+    return c
+
+
+cdef tree.xmlNode* _next_sibling_element(tree.xmlNode* n) noexcept:
+    cdef tree.xmlNode* c = n.next
+    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
+        c = c.next
+    return c
+
+
+def pagelet_parts(_Element root, Py_ssize_t k, bint linked_only):
+    """``pagelets.pagelet_elements``' walk and each pagelet's ``<a href>`` elements in one compiled pass:
+    (pagelet elements in document order, their anchors, their hrefs joined by a space). Link counts are
+    kept per element in document order (with subtree sizes, to step from a child to the next), not in a
+    dict. ``linked_only``: pagelets without an anchor are left out."""
+    cdef _Document doc = root._doc
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* c = top
+    cdef tree.xmlNode* s
+    cdef Py_ssize_t n = 0, i, j, sp = 0
+    while c is not NULL:
+        n += 1
+        c = _next_element_in(c, top)
+    cdef Py_ssize_t* count = <Py_ssize_t*>PyMem_Malloc(3 * n * sizeof(Py_ssize_t))
+    if count is NULL:
+        raise MemoryError()
+    cdef Py_ssize_t* size = count + n
+    cdef Py_ssize_t* stack = size + n
+    cdef list found = [], anchors = [], hrefs = [], own, values
+    try:
+        c, i = top, 0
+        while True:   # counts and sizes: pre-order entry, post-order sums into the parent
+            count[i] = _href_anchor(doc, c)
+            size[i] = 1
+            stack[sp] = i
+            sp += 1
+            i += 1
+            s = _first_child_element(c)
+            if s is not NULL:
+                c = s
+                continue
+            while True:
+                sp -= 1
+                if sp > 0:
+                    count[stack[sp - 1]] += count[stack[sp]]
+                    size[stack[sp - 1]] += size[stack[sp]]
+                if c is top:
+                    break
+                s = _next_sibling_element(c)
+                if s is not NULL:
+                    c = s
+                    break
+                c = c.parent
+            if sp == 0:
+                break
+        c, i = top, 0
+        while c is not NULL:   # Figure 3: descend while a child holds >= k links, else a pagelet
+            if count[i] >= k:
+                s, j = _first_child_element(c), i + 1
+                while s is not NULL and count[j] < k:
+                    j += size[j]
+                    s = _next_sibling_element(s)
+                if s is not NULL:
+                    c, i = _first_child_element(c), i + 1
+                    continue
+            if count[i] or not linked_only:
+                own, values = [], []
+                s = c if count[i] else NULL
+                while s is not NULL:
+                    if _href_anchor(doc, s):
+                        own.append(_proxy(doc, s))
+                        values.append(_attribute(doc, s, b"href"))
+                    s = _next_element_in(s, c)
+                found.append(_proxy(doc, c))
+                anchors.append(own)
+                hrefs.append(" ".join(values))
+            i += size[i]
+            c = _after_subtree(c, top)
+    finally:
+        PyMem_Free(count)
+    return found, anchors, hrefs

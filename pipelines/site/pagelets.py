@@ -85,14 +85,19 @@ def element_text(el: etree._Element) -> str:
     return " ".join(etree.tostring(el, method="text", encoding=str, with_tail=False).split())
 
 
-def linked_words(anchors: list[etree._Element]) -> int:
-    """``WORDS`` in the ``element_text`` of each of ``anchors``, summed; counted in one compiled pass
-    (``_blockwalk.anchor_word_runs``) where the extension serves the tree."""
-    walk = compiled_walk(anchors[0]) if anchors else None
+def word_runs(elements: list[etree._Element]) -> list[int]:
+    """``WORDS`` in the ``element_text`` of each of ``elements``; counted in one compiled pass
+    (``_blockwalk.word_runs``) where the extension serves the tree."""
+    walk = compiled_walk(elements[0]) if elements else None
     if walk is None:
-        return sum(len(WORDS.findall(element_text(a))) for a in anchors)
-    runs = walk.anchor_word_runs(anchors)
-    return sum(r if r >= 0 else len(WORDS.findall(element_text(a))) for r, a in zip(runs, anchors))
+        return [len(WORDS.findall(element_text(e))) for e in elements]
+    runs = walk.word_runs(elements)
+    return [r if r >= 0 else len(WORDS.findall(element_text(e))) for r, e in zip(runs, elements)]
+
+
+def linked_words(anchors: list[etree._Element]) -> int:
+    """``WORDS`` in the ``element_text`` of each of ``anchors``, summed."""
+    return sum(word_runs(anchors))
 
 
 def strip_invisible(root: etree._Element) -> None:
@@ -128,24 +133,26 @@ def pagelet_elements(root: etree._Element, k: int = K) -> list[etree._Element]:
 
 def partition(root: etree._Element, k: int = K, w: int = 4, linked_only: bool = False) -> list[Pagelet]:
     """The pagelets of a page in document order (only those owning a link with ``linked_only``).
-    Strips invisible elements from ``root`` first."""
+    Strips invisible elements from ``root`` first. The walk runs compiled (``_blockwalk.pagelet_parts``)
+    where that extension serves the tree."""
     strip_invisible(root)
-    found = pagelet_elements(root, k)
-    texts, hrefs, links = [], [], []
-    for el in found:
-        anchors = [a for a in el.iter("a") if a.get("href")]
-        links.append(anchors)
-        texts.append(element_text(el) if anchors or not linked_only else "")
-        hrefs.append(" ".join(a.get("href", "") for a in anchors))
+    walk = compiled_walk(root)
+    if walk is not None:
+        found, links, hrefs = walk.pagelet_parts(root, k, linked_only)
+    else:
+        found = pagelet_elements(root, k)
+        links = [[a for a in el.iter("a") if a.get("href")] for el in found]
+        hrefs = [" ".join(a.get("href", "") for a in anchors) for anchors in links]
+    texts = [element_text(el) if anchors or not linked_only else "" for el, anchors in zip(found, links)]
     contents = [f"{t} {h}" for t, h in zip(texts, hrefs)]
     shingles = segment_shingles(contents, SKETCH, w)
+    kept = [i for i, (content, anchors) in enumerate(zip(contents, links))
+            if content.strip() and (anchors or not linked_only)]
     pagelets = []
     labels: dict[etree._Element, str] = {}
-    for el, text, content, anchors, shingle in zip(found, texts, contents, links, shingles):
-        if not content.strip() or (linked_only and not anchors):
-            continue
-        n_words = len(WORDS.findall(text))
+    for i, n_words in zip(kept, word_runs([found[i] for i in kept])):
+        el, text, anchors = found[i], texts[i], links[i]
         linked = linked_words(anchors)
         density = min(1.0, link_density(linked, n_words)) if n_words else float(bool(anchors))
-        pagelets.append(Pagelet(el, int(shingle), text, anchors, density, labels))
+        pagelets.append(Pagelet(el, int(shingles[i]), text, anchors, density, labels))
     return pagelets
