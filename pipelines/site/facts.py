@@ -227,8 +227,13 @@ def region_masks(links: list[Any], blocks: list[Any], regions: list[tuple[str, .
     """Per link: the bit set of the candidate ``regions`` holding it — its block's, or, in a block fused
     from several elements (whose path is their common ancestor's: a last paragraph fused with the
     footer lies in ``<body>``), its own element's."""
+    bits: dict[int, dict[tuple[str, ...], int]] = {}   # depth -> region -> its bit (regions are distinct)
+    for i, p in enumerate(regions):
+        bits.setdefault(len(p), {})[p] = 1 << i
+    by_depth = list(bits.items())
+
     def mask(path: tuple[str, ...]) -> int:
-        return sum(1 << i for i, p in enumerate(regions) if path[: len(p)] == p)
+        return sum(at.get(path[:depth], 0) for depth, at in by_depth)
 
     by_block: dict[int, int] = {}
     out = []

@@ -30,7 +30,8 @@ NAMES = re.compile("(?:" + "|".join(
 NUMERIC_DATE = re.compile(r"\d" + AT_WORD_START + r"\d{0,3}[-/.]\d{1,2}[-/.]\d{1,4}\b")
 AMPM = re.compile(r"(?:a" + AT_WORD_START + r"\.?m\.?|p" + AT_WORD_START + r"\.?m\.?)(?=\W|$)")
 URL = re.compile(r"(?:h" + AT_WORD_START + r"ttps?://|w" + AT_WORD_START + r"ww\.)\S+")
-NON_LETTERS = re.compile(r"[^a-z]+")
+LETTERS = re.compile(r"[a-z]+")
+"""The words that remain once every character but a Latin letter is white space."""
 
 
 def normalize(text: str) -> str:
@@ -40,7 +41,7 @@ def normalize(text: str) -> str:
     text = URL.sub(" ", text)
     has_date = bool(NAMES.search(text) or NUMERIC_DATE.search(text))
     text = NUMERIC_DATE.sub(" ", NAMES.sub(" ", AMPM.sub(" ", text)))
-    words = NON_LETTERS.sub(" ", text).split()
+    words = LETTERS.findall(text)
     if has_date:
         words.append("$DATE$")
     if has_url:
@@ -75,7 +76,7 @@ def fingerprint_keys(texts: list[str]) -> list[int]:
     joined = AMPM.sub(" ", joined)
     keys = []
     for part in joined.split("\n"):
-        words = NON_LETTERS.sub(" ", part).split()
+        words = LETTERS.findall(part)
         if "\x02" in part:
             words.append("$DATE$")
         if "\x01" in part:
