@@ -113,7 +113,9 @@ def crawl(seeds: tuple[str, ...], max_pages: int | None, pairs: tuple[str, ...],
     from rankcrawl.crawler.runner import run_crawl
     from rankcrawl.crawler.spider import check_seeds
     from rankcrawl.pipelines.edges.sink import REDIS_UNAVAILABLE
+    from rankcrawl.pipelines.workers.processes import tune_collector
 
+    tune_collector()
     check_seeds(seeds)
     spider_args = parse_overrides(arguments, "-a")
     if "seeds" in spider_args:

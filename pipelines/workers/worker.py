@@ -30,7 +30,7 @@ from rankcrawl.pipelines.site.facts import FactOptions, PageFacts, analyze_page
 from rankcrawl.pipelines.site.result import PageResult, result_of
 from rankcrawl.pipelines.workers.board import Slot
 from rankcrawl.pipelines.workers.logs import capture, traced
-from rankcrawl.pipelines.workers.processes import ignore_interrupts
+from rankcrawl.pipelines.workers.processes import ignore_interrupts, tune_collector
 from rankcrawl.ranker.store.graphstore import PageRecord
 from rankcrawl.settings.connection import RedisUnavailable, connect, retry_policy
 
@@ -212,12 +212,13 @@ _worker: Worker | None = None
 def start(spec: WorkerSpec, slot: Slot, log_level: int) -> None:
     """A worker process's start: SIGINT ignored, its log records kept for the crawl process
     (``workers.logs``), its worker built and a tiny page analysed once, so compiled kernels and the
-    classifier are loaded before real work."""
+    classifier are loaded before real work; then the cyclic collector is tuned (``tune_collector``)."""
     global _worker
     ignore_interrupts()
     capture(log_level)
     analyze_page("http://warm.invalid/", WARM_PAGE, "utf-8", spec.options)
     _worker = Worker(spec, slot)
+    tune_collector()
 
 
 def serve(job: Job) -> tuple[PageResult | Finished | None, list[logging.LogRecord]]:
