@@ -23,15 +23,17 @@ then the classification steps of ``PRESETS``, and ``drop``:
 
 | preset                                         | after BASE                                  |
 |------------------------------------------------|---------------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, prose_links, drop  |
-| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, drop |
+| ``trained`` (default)                          | block_model, link_model, prose_links, repeats, drop |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, repeats, drop |
 | ``trained-blocks``                             | block_model (links follow blocks), drop     |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop |
 
 ``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
-pages). ``content_lists`` keeps every anchor of a link list that is the content region's main
-content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
+pages). ``repeats`` takes out of an article's, forum's, product's or listing's text a content block that
+copies an earlier one from another template (``repeats``: responsive copies, post previews), its anchors
+keeping their decision. ``content_lists`` keeps every anchor of a link list that is the content region's
+main content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
 not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
 their gold annotations list no link at all), see docs/BENCHMARKS.md.
 ``"<preset>+largest"`` / ``"+main"`` append the Largest / Main Content filter; a callable
@@ -66,6 +68,7 @@ from rankcrawl.pipelines.page.link_features import AnchorRows
 from rankcrawl.pipelines.page.noscript import fallbacks, unwrap
 from rankcrawl.pipelines.page.page_type import page_type
 from rankcrawl.pipelines.page.parsing import parse_page
+from rankcrawl.pipelines.page.repeats import copied_blocks
 from rankcrawl.pipelines.page.share_bars import share_bars
 from rankcrawl.pipelines.page.teasers import teaser_sections
 from rankcrawl.pipelines.page.trained_classifier import block_model, decide, features_and_page
@@ -203,6 +206,11 @@ def _content_lists(s: PageState) -> None:
                 s.link_content[el] = True
 
 
+def _repeats(s: PageState) -> None:
+    if s.flags is not None and len(s.flags):
+        s.flags[copied_blocks(s.blocks, s.flags, s.dropped, s.page_type)] = False
+
+
 def _drop(s: PageState) -> None:
     if s.flags is not None and any(s.dropped):
         drop(s.blocks, s.flags, s.link_content, s.dropped)
@@ -244,14 +252,15 @@ BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
 PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
+REPEATS = Step("repeats", _repeats)
 DROP = Step("drop", _drop)
 PROSE_PROBA = 0.8
 PROSE_LINK_DENSITY = 0.25
 """prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
 block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, DROP),
-    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, DROP),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, REPEATS, DROP),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, REPEATS, DROP),
     "trained-blocks": BASE + (BLOCK_MODEL, DROP),
     **{name: BASE + (rules(name), DROP) for name in RULES},
 }
