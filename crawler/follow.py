@@ -13,11 +13,11 @@ default callback (``parse``; a CrawlSpider's rules) gets their responses. Links 
 requested from the same page are not requested twice. A page whose callback raises is not
 analysed (Scrapy reports the spider error).
 
-A link to a URL that rankcrawl's frontier (``RankedScheduler``) holds queued already is credited to its
-queued entry directly (``RankedScheduler.credit``: the evidence the request would carry), without a
-request that the frontier would drop as a duplicate: most links of a page lead to URLs seen before,
-and a request costs the reactor far more than the entry's update (the spider middlewares, the
-scheduling signals, the fingerprint). Likewise a request Scrapy's offsite filter would drop is asked
+A link to a URL that rankcrawl's frontier (``RankedScheduler``) holds queued already, or handed out
+before, is credited to it directly (``RankedScheduler.credit``: the evidence the request would carry),
+without a request that the frontier or its dupefilter would drop as a duplicate: most links of a page
+lead to URLs seen before, and a request costs the reactor far more than the entry's update (the spider
+middlewares, the scheduling signals, the fingerprint). Likewise a request Scrapy's offsite filter would drop is asked
 of it (``offsite_filter``) before it is yielded: pages link out of the allowed domains a lot, and
 each such request would cost the reactor as much as one it keeps.
 
@@ -30,7 +30,7 @@ aliases in ``crawler/redirects.py``).
 
 Stats: ``page_analyzer.record_stats``'s, ``rankcrawl/dropped/{non_html,http_error}``,
 ``rankcrawl/follow/requests`` (links followed), ``rankcrawl/follow/content`` (of them, links that are
-edges), ``rankcrawl/follow/credited`` (of them, links credited to a queued entry instead of requested).
+edges), ``rankcrawl/follow/credited`` (of them, links credited to a queued or handed-out URL instead of requested).
 """
 
 from __future__ import annotations

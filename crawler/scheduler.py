@@ -9,7 +9,9 @@ out has one entry in a ``FrontierQueue`` whose score follows ``RANKCRAWL_FRONTIE
   its vote and its topic boost from ``RANKCRAWL_TOPIC_TERMS``) raises the queued entry's score, and
   the request itself is discarded;
 * a request for a URL handed out before is dropped by the ``DUPEFILTER_CLASS`` filter, as in
-  Scrapy's scheduler (``dont_filter`` requests always get an entry of their own);
+  Scrapy's scheduler (``dont_filter`` requests always get an entry of their own), its in-link counted
+  for the URL's host and siblings; a link to a URL handed out under that exact URL is credited so
+  without a request (``credit``) where the filter is Scrapy's own;
 * with ``pagerank``, a ``RankFeed`` thread reads the published ranks of the queued URLs once per
   epoch and the reactor thread applies them at its next ``next_request``, never waiting on Redis.
 
@@ -45,9 +47,11 @@ from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.core.scheduler import BaseScheduler
+from scrapy.dupefilters import RFPDupeFilter
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
+from scrapy.utils.request import RequestFingerprinter
 
 from rankcrawl.crawler.frontier import FrontierEntryError, checked_request, dumps, loads
 from rankcrawl.crawler.frontier_queue import FrontierQueue
@@ -59,6 +63,9 @@ from rankcrawl.settings.config import RankcrawlConfig, per_crawler
 logger = logging.getLogger(__name__)
 
 STATE_FILE = "rankcrawl-frontier.jsonl"
+HANDED_KEPT = 1_000_000
+"""Handed-out URLs ``credit`` knows (one dict entry each); links to the later ones are requested, and
+dropped by the dupefilter, as in Scrapy's scheduler."""
 
 
 def link_evidence(request: Request) -> tuple[float, float, float] | None:
@@ -153,6 +160,13 @@ class RankedScheduler(BaseScheduler):
         """Per queued key with a sibling group, the group (computed once, when the key is queued)."""
         self.queued_urls: dict[str, Hashable] = {}
         """The URL of every queued request (not ``dont_filter``) → its key (``credit``)."""
+        self.handed: dict[str, tuple[str, Group | None, Hashable]] = {}
+        """The URL of every handed-out request that a link's request would duplicate exactly → (its slot,
+        sibling group, key) (``credit``): Scrapy's dupefilter and fingerprinter hold it, and it was a plain
+        GET (no body, no ``dont_filter``, no ``download_slot`` of its own)."""
+        self._exact = type(dupefilter) is RFPDupeFilter and type(getattr(crawler, "request_fingerprinter", None)) is RequestFingerprinter
+        self._dropped = 0
+        """Links credited to a handed-out URL since the dupefilter's stat was last updated."""
         self._rescored = 0
         """Entries re-scored by an in-link since the stat was last updated (``next_request``)."""
         self.queue = FrontierQueue(self._host_score if strat.uses_hosts else None)
@@ -273,13 +287,24 @@ class RankedScheduler(BaseScheduler):
             self._rescored += 1
 
     def credit(self, url: str, link: object) -> bool:
-        """The in-link ``link`` (a ``rankcrawl_link`` meta value) to ``url``, if ``url`` is queued under
-        that exact URL: applied as a request for it would be, without the request (which the frontier would
-        drop). False when it is not queued: the caller yields the request."""
+        """The in-link ``link`` (a ``rankcrawl_link`` meta value) to ``url``, if ``url`` is queued or was
+        handed out (``handed``) under that exact URL: applied as a request for it would be, without the
+        request (which the frontier, or its dupefilter, would drop; counted in ``dupefilter/filtered`` as
+        that would). False otherwise: the caller yields the request."""
         key = self.queued_urls.get(url)
-        if key is None:
+        if key is not None:
+            self._credit_queued(key, link_evidence_of(link))
+            return True
+        handed = self.handed.get(url)
+        if handed is None:
             return False
-        self._credit_queued(key, link_evidence_of(link))
+        slot, group, key = handed
+        evidence = link_evidence_of(link)
+        self._host_link(slot, evidence)
+        added = link_score(self.strategy, evidence) if evidence is not None else 0.0
+        if added > 0:
+            self._sibling_link(group, key, added)
+        self._dropped += 1
         return True
 
     def _push(self, key: Hashable, request: Request, slot: str, group: Group | None) -> None:
@@ -295,11 +320,14 @@ class RankedScheduler(BaseScheduler):
             self.feed.queued.append((key, request.url))
 
     def _count_rescored(self) -> None:
-        """Add the in-link re-scorings to their stat (once per ``next_request``: a stats call per in-link
-        would cost more than the update)."""
+        """Add the in-link re-scorings and the links credited to handed-out URLs to their stats (once per
+        ``next_request``: a stats call per in-link would cost more than the update)."""
         if self._rescored:
             self.stats.inc_value("rankcrawl/frontier/rescored", self._rescored)
             self._rescored = 0
+        if self._dropped:
+            self.stats.inc_value("dupefilter/filtered", self._dropped)
+            self._dropped = 0
 
     def next_request(self) -> Request | None:
         self._count_rescored()
@@ -314,6 +342,9 @@ class RankedScheduler(BaseScheduler):
         group = self.groups.pop(entry.key, None)
         if self.queued_urls.get(request.url) == entry.key:
             del self.queued_urls[request.url]
+        if (self._exact and not request.dont_filter and request.method == "GET" and not request.body
+                and "download_slot" not in request.meta and len(self.handed) < HANDED_KEPT):
+            self.handed[request.url] = (entry.slot, group, entry.key)
         request.meta[VALUE_META] = self.strategy.score(self._evidence(entry.key, group), request.priority,
                                                        self.tally.of(entry.slot))
         del self.evidence[entry.key]

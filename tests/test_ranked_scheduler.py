@@ -69,7 +69,57 @@ def test_a_link_to_a_queued_url_is_credited_without_a_request(frontier: str) -> 
     assert len(s) == 3
     assert drain(s)[0] == "http://a.test/3"
     assert s.stats.get_value("rankcrawl/frontier/rescored") == 1
-    assert not s.credit("http://a.test/3", [1.0, 0.2])  # handed out: no longer queued
+    assert s.credit("http://a.test/3", [1.0, 0.2])  # handed out: what the dupefilter would drop
+    assert not s.credit("http://a.test/3?x", [1.0, 0.2])  # never seen under that exact URL
+    drain(s)
+    assert s.stats.get_value("dupefilter/filtered") == 1
+
+
+def frontier_state(s: RankedScheduler) -> tuple:
+    hosts = {h: [c.fetched, c.links, c.shares] for h, c in s.tally.hosts.items()}
+    return (hosts, s.siblings.saved() if s.siblings is not None else None, dict(s.evidence),
+            s.stats.get_value("dupefilter/filtered"), drain(s))
+
+
+@pytest.mark.parametrize("frontier", ["opic", "inlinks", "pagerank"])
+def test_a_link_to_a_handed_out_url_counts_as_its_dropped_request_would(frontier: str, redis_url: str) -> None:
+    """``credit`` of a handed-out URL leaves the frontier as the request's trip through ``enqueue_request``
+    (dropped by the dupefilter) does: the host's counts, the siblings' evidence and scores, the stat."""
+    states = []
+    for credit in (False, True):
+        s = scheduler(frontier, RANKCRAWL_REDIS_URL=redis_url)
+        try:
+            for url in ("http://a.test/v1/intro.html", "http://a.test/v2/intro.html", "http://a.test/v3/intro.html",
+                        "http://b.test/other.html"):
+                assert s.enqueue_request(link(url, 1.0, 0.2))
+            handed = s.next_request()
+            assert handed is not None
+            for value, share in ((1.0, 0.5), (2.0, 0.25), (0.5, 0.0)):
+                if credit:
+                    assert s.credit(handed.url, [value, share])
+                else:
+                    assert not s.enqueue_request(link(handed.url, value, share))
+            s._count_rescored()
+            states.append(frontier_state(s))
+        finally:
+            s.close("finished")
+    assert states[0] == states[1]
+    assert states[1][3] == 3
+
+
+def test_only_exact_duplicates_are_credited_without_a_request() -> None:
+    """A handed-out request a link's request would not duplicate exactly (another method, a body,
+    ``dont_filter``, its own download slot) or a dupefilter other than Scrapy's: the request is made."""
+    s = scheduler("opic")
+    s.enqueue_request(Request("http://a.test/post", method="POST", body=b"q=1"))
+    s.enqueue_request(Request("http://a.test/slot", meta={"download_slot": "x"}))
+    s.enqueue_request(Request("http://a.test/again", dont_filter=True))
+    drain(s)
+    assert not any(s.credit(u, [1.0, 0.5]) for u in ("http://a.test/post", "http://a.test/slot", "http://a.test/again"))
+    other = scheduler("opic", DUPEFILTER_CLASS="scrapy.dupefilters.BaseDupeFilter")
+    other.enqueue_request(Request("http://a.test/"))
+    drain(other)
+    assert not other.credit("http://a.test/", [1.0, 0.5])
 
 
 def test_breadth_first_keeps_first_seen_order_and_drops_later_sightings() -> None:
