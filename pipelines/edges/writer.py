@@ -35,6 +35,11 @@ from rankcrawl.settings.urls import MAX_URL_LENGTH
 logger = logging.getLogger(__name__)
 
 LOGGED_FAILURES = 10
+LINGER = 0.1
+"""Seconds the writer waits for more records once the first of a batch arrives (not once the batch or
+the buffer is full, nor at close): storing one page's records costs nearly as much as storing several
+pages' (the ID script, the pipeline and the change-stream entry are per batch), and pages reach a
+worker tens of milliseconds apart, so a batch written as soon as its first record arrives holds one page."""
 
 
 class Figures(Protocol):
@@ -153,6 +158,7 @@ class EdgeWriter:
             with self.cond:
                 while not self.buffer and not self.closing:
                     self.cond.wait()
+                self.cond.wait_for(lambda: self.closing or len(self.buffer) >= min(self.batch, self.limit), LINGER)
                 if not self.buffer or self.abandoned:
                     return
                 batch = [self.buffer[i] for i in range(min(self.batch, len(self.buffer)))]
