@@ -1,7 +1,7 @@
 """Real-site benchmark: `rankcrawl crawl` on real documentation sites vs their gold content graph.
 
     python bench/realcrawl.py [--sites sqlalchemy,flask,...] [--max-pages N] [--skip-plain]
-                              [--json PATH] [--keep] [-s NAME=VALUE]... [--timeout S]
+                              [--json PATH] [--keep] [-s NAME=VALUE]... [--timeout S] [--repeat N]
 
 Nine Debian documentation packages (bench/realsites.py: four Sphinx themes, Apache's XSLT,
 publican DocBook, DocBook XSL, AsciiDoc, Tcl doctools; fetched once with ``apt-get download``
@@ -23,7 +23,10 @@ real sites' names need not resolve here; where they do, to public addresses, the
 ``--max-pages N`` serves only the first N pages of each site (breadth-first from its start page;
 the rest answer 404, and stored edges to them count nowhere). ``--keep`` keeps the crawl logs
 and the Valkey data (append-only file) in a folder it prints; the server stops there,
-``RANKCRAWL_HOME=<folder>/valkey rankcrawl ...`` reopens it. Every run rewrites the section
+``RANKCRAWL_HOME=<folder>/valkey rankcrawl ...`` reopens it. ``--repeat N`` runs N such pairs one
+after another, each rankcrawl crawl on a fresh Valkey: the machine's speed moves between crawls (a
+shared 2-core box: ±10 % in plain Scrapy's own CPU), so the speed ratios reported are the pairs'
+medians, with every pair's listed; the tables and quality figures are the last pair's. Every run rewrites the section
 ``realcrawl`` of docs/BENCHMARKS.md (commit it from full runs only).
 
 Gold (bench/realgold.py): edges = links inside the generator's content markup, resolved and
@@ -65,6 +68,7 @@ import math
 import shlex
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -103,9 +107,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("-s", dest="pairs", action="append", default=[], metavar="NAME=VALUE",
                         help="setting for rankcrawl crawl (non-RANKCRAWL_* ones for the plain crawl too)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per crawl")
+    parser.add_argument("--repeat", type=int, default=1, help="crawl pairs (plain, rankcrawl) one after another; "
+                        "the speed ratios are their medians, the quality figures the last pair's")
     args = parser.parse_args(argv)
     chosen = [n.strip() for n in args.sites.replace("held-out", ",".join(s.name for s in HELD_OUT_SITES)).split(",")
               if n.strip()]
+    if args.repeat < 1:
+        parser.error(f"--repeat expects a positive count, got {args.repeat}")
     unknown = [n for n in chosen if n not in names]
     if unknown or not chosen:
         parser.error(f"unknown site(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(names)}")
@@ -203,6 +211,23 @@ def nonpage_mass(ranks: dict[str, float], web: Web, gold: Gold) -> dict[str, flo
     return mass
 
 
+def speed_figures(runs: dict, web: Web) -> dict:
+    """Per crawl of a pair: pages, requests, rates, wall and CPU seconds (the crawl's and Valkey's)."""
+    out = {}
+    for name, r in runs.items():
+        pages = len(r.fetched_pages(web))
+        out[name] = {"pages": pages, "requests": len(r.log), "pages_per_s": r.pages_per_second(web),
+                     "requests_per_s": r.requests_per_second(), "wall_s": r.wall, "load": r.load, "cpu_s": r.cpu,
+                     "redis_cpu_s": r.redis_cpu,
+                     "pages_per_cpu_s": pages / (r.cpu + r.redis_cpu) if r.cpu + r.redis_cpu > 0 else math.nan}
+    return out
+
+
+def median_or_nan(values: list[float]) -> float:
+    """The median of ``values`` (nan when any is nan: no plain crawl)."""
+    return math.nan if any(math.isnan(v) for v in values) else statistics.median(values)
+
+
 def ratio(speed: dict, key: str) -> float:
     """rankcrawl's figure ÷ plain Scrapy's (nan without the plain crawl)."""
     return speed["rankcrawl"][key] / speed["plain"][key] if "plain" in speed else math.nan
@@ -225,6 +250,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts.append(f"--max-pages {args.max_pages}")
     if args.skip_plain:
         parts.append("--skip-plain")
+    if args.repeat > 1:
+        parts.append(f"--repeat {args.repeat}")
     parts += [f"-s {shlex.quote(p)}" for p in args.pairs]
     return " ".join(parts)
 
@@ -246,9 +273,11 @@ def load_gold(args: argparse.Namespace) -> tuple[Web, Gold, set[str]]:
 
 
 def crawl_both(args: argparse.Namespace, web: Web, overrides: dict[str, str], work: Path) -> dict:
-    """Plain Scrapy then ``rankcrawl crawl`` through the proxy; rankcrawl's exports and Redis memory."""
+    """Plain Scrapy then ``rankcrawl crawl`` through the proxy (``work``: their logs and a fresh Valkey);
+    rankcrawl's exports and Redis memory."""
     seeds = [s.seed for s in args.sites]
     both = [f"{k}={v}" for k, v in overrides.items() if not k.startswith("RANKCRAWL_")]
+    work.mkdir(parents=True, exist_ok=True)
     server, redis_url = fresh_valkey(work / "valkey", persist=args.keep)
     try:
         client = connect(redis_url)
@@ -277,7 +306,8 @@ def run(args: argparse.Namespace, work: Path) -> dict:
     """Serve, crawl, export, measure: the figures as one JSON-able dict."""
     web, gold, cut = load_gold(args)
     overrides = {**FAST, **PROXIED, **dict(p.split("=", 1) for p in args.pairs)}
-    c = crawl_both(args, web, overrides, work)
+    pairs = [crawl_both(args, web, overrides, work / f"pair{i}" if args.repeat > 1 else work) for i in range(args.repeat)]
+    c = pairs[-1]
     runs, stored, ranks, n_edges = c["runs"], c["stored"], c["ranks"], c["n_edges"]
     fetched = {name: r.fetched_pages(web) for name, r in runs.items()}
     if not fetched["rankcrawl"]:
@@ -291,17 +321,17 @@ def run(args: argparse.Namespace, work: Path) -> dict:
 
     sites = {s.name: scope_figures([u for u in gold.reachable if gold.pages[u].site == s.name], gold, pr, fetched,
                                    stored, unknowable) for s in args.sites}
-    speed = {name: {"pages": len(fetched[name]), "requests": len(r.log), "pages_per_s": r.pages_per_second(web),
-                    "requests_per_s": r.requests_per_second(), "wall_s": r.wall, "load": r.load, "cpu_s": r.cpu,
-                    "redis_cpu_s": r.redis_cpu, "pages_per_cpu_s": len(fetched[name]) / (r.cpu + r.redis_cpu)
-                    if r.cpu + r.redis_cpu > 0 else math.nan}
-             for name, r in runs.items()}
+    speeds = [speed_figures(pair["runs"], web) for pair in pairs]
+    speed = speeds[-1]
     return {
         "command": command_line(args), "commit": git_commit(), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
         "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, unknowable),
         "generators": {s.name: {"generator": s.generator, "package": s.package, "base": s.base} for s in args.sites},
         "speed": speed,
-        "speed_ratio": ratio(speed, "pages_per_s"), "cpu_ratio": ratio(speed, "pages_per_cpu_s"),
+        "speed_ratios": [ratio(sp, "pages_per_s") for sp in speeds],
+        "cpu_ratios": [ratio(sp, "pages_per_cpu_s") for sp in speeds],
+        "speed_ratio": median_or_nan([ratio(sp, "pages_per_s") for sp in speeds]),
+        "cpu_ratio": median_or_nan([ratio(sp, "pages_per_cpu_s") for sp in speeds]),
         "stored_edges": n_edges, "self_loops": c["loops"], "rank_mass_nonpage": nonpage_mass(ranks, web, gold),
         "redis": {"used_memory_delta": c["memory"], "bytes_per_edge": c["memory"] / n_edges if n_edges else math.nan,
                   "families": c["families"]},
@@ -353,12 +383,24 @@ def tables(fig: dict) -> str:
             f"(pages per CPU second, the crawl's processes and Valkey together: {cell(round(fig['cpu_ratio'], 3))}; "
             "on a shared box the CPU ratio is the steadier one; wall-clock pages/s of a CPU-bound crawl follow "
             "the CPU share the other load leaves it). "
+            f"{repeats_sentence(fig)}"
             f"Stored edges {fig['stored_edges']:,} ({fig['self_loops']:,} self-loops). "
             f"Rank mass not on reachable pages: 404 {mass['404']:.3f}, redirects {mass['redirect']:.3f}, "
             f"other 200 files {mass['other_200']:.3f}, offsite hosts {mass['offsite']:.3f}. "
             f"rankcrawl's own counts: {seen}. "
             f"Redis used_memory − empty server: {red['used_memory_delta'] / 2**20:.1f} MiB = "
             f"**{red['bytes_per_edge']:,.0f} B per stored edge**; largest key families: {top}.")
+
+
+def repeats_sentence(fig: dict) -> str:
+    """The ratios of every crawl pair, when there were several (the table above is the last pair's)."""
+    n = len(fig.get("cpu_ratios", []))
+    if n < 2 or math.isnan(fig["cpu_ratio"]):
+        return ""
+    cpu = " / ".join(f"{v:.3f}" for v in fig["cpu_ratios"])
+    pps = " / ".join(f"{v:.3f}" for v in fig["speed_ratios"])
+    return (f"Both ratios are medians over {n} crawl pairs run one after another (the table shows the last): "
+            f"pages per CPU second {cpu}; pages/s {pps}. ")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -373,7 +415,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     if args.keep:
-        print(f"kept: crawl logs in {work}; its data: RANKCRAWL_HOME={work / 'valkey'} rankcrawl top")
+        last = work / f"pair{args.repeat - 1}" if args.repeat > 1 else work
+        print(f"kept: crawl logs in {last}; its data: RANKCRAWL_HOME={last / 'valkey'} rankcrawl top")
     if args.json:
         args.json.write_text(json.dumps(fig, indent=1, default=float))
     report(fig)
