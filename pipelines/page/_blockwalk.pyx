@@ -390,13 +390,25 @@ def atomic_blocks(_Element root, deadline, dict anchor_paths):
             c = c.parent
 
 
+cdef tree.xmlNode* _first_child_element(tree.xmlNode* n) noexcept:
+    cdef tree.xmlNode* c = n.children
+    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
+        c = c.next
+    return c
+
+
+cdef tree.xmlNode* _next_sibling_element(tree.xmlNode* n) noexcept:
+    cdef tree.xmlNode* c = n.next
+    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
+        c = c.next
+    return c
+
+
 cdef tree.xmlNode* _after_subtree(tree.xmlNode* c, tree.xmlNode* top) noexcept:
     """The element after ``c``'s subtree in document order within ``top``'s subtree (NULL after the last)."""
     cdef tree.xmlNode* n
     while c is not top:
-        n = c.next
-        while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
-            n = n.next
+        n = _next_sibling_element(c)
         if n is not NULL:
             return n
         c = c.parent
@@ -405,9 +417,7 @@ cdef tree.xmlNode* _after_subtree(tree.xmlNode* c, tree.xmlNode* top) noexcept:
 
 cdef tree.xmlNode* _next_element_in(tree.xmlNode* c, tree.xmlNode* top) noexcept:
     """The element after ``c`` in document order within ``top``'s subtree (NULL after the last)."""
-    cdef tree.xmlNode* n = c.children
-    while n is not NULL and n.type != tree.XML_ELEMENT_NODE:
-        n = n.next
+    cdef tree.xmlNode* n = _first_child_element(c)
     return n if n is not NULL else _after_subtree(c, top)
 
 
@@ -736,20 +746,6 @@ cdef bint _href_anchor(_Document doc, tree.xmlNode* n):
         return False
     cdef const char* value = _one_text(a)
     return value[0] != 0 if value is not NULL else bool(_attribute(doc, n, b"href"))
-
-
-cdef tree.xmlNode* _first_child_element(tree.xmlNode* n) noexcept:
-    cdef tree.xmlNode* c = n.children
-    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
-        c = c.next
-    return c
-
-
-cdef tree.xmlNode* _next_sibling_element(tree.xmlNode* n) noexcept:
-    cdef tree.xmlNode* c = n.next
-    while c is not NULL and c.type != tree.XML_ELEMENT_NODE:
-        c = c.next
-    return c
 
 
 def pagelet_parts(_Element root, Py_ssize_t k, bint linked_only):
