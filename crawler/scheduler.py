@@ -243,9 +243,7 @@ class RankedScheduler(BaseScheduler):
         evidence = link_evidence(request)
         strat = self.strategy
         slot = self._slot(request)
-        added = link_score(strat, evidence) if evidence is not None else 0.0
         if request.dont_filter:
-            self._host_link(slot, evidence)
             self._unfiltered += 1
             key: Hashable = ("unfiltered", self._unfiltered)
         else:
@@ -253,15 +251,14 @@ class RankedScheduler(BaseScheduler):
             if key in self.queue:
                 self._credit_queued(key, evidence)
                 return False
-            self._host_link(slot, evidence)
             if self.df.request_seen(request):
-                if added > 0:
-                    self._sibling_link(self._group(slot, request), key, added)
+                self._credit_handed(slot, self._group(slot, request), key, evidence)
                 self.df.log(request, self.spider)
                 return False
+        self._host_link(slot, evidence)
         group = self._group(slot, request)
         self.evidence[key] = first_evidence(strat, request, evidence)
-        self._sibling_link(group, key, added)
+        self._sibling_link(group, key, link_score(strat, evidence) if evidence is not None else 0.0)
         self._push(key, request, slot, group)
         self.stats.inc_value("scheduler/enqueued")
         return True
@@ -272,6 +269,15 @@ class RankedScheduler(BaseScheduler):
         if evidence is not None and self.strategy.uses_hosts:
             self.tally.linked(slot, evidence[1])
             self.queue.refresh(slot)
+
+    def _credit_handed(self, slot: str, group: Group | None, key: Hashable,
+                       evidence: tuple[float, float, float] | None) -> None:
+        """An in-link to the handed-out ``key`` (of ``slot`` and sibling ``group``): its host's counts and
+        its siblings' evidence (the URL itself is not queued again)."""
+        self._host_link(slot, evidence)
+        added = link_score(self.strategy, evidence) if evidence is not None else 0.0
+        if added > 0:
+            self._sibling_link(group, key, added)
 
     def _credit_queued(self, key: Hashable, evidence: tuple[float, float, float] | None) -> None:
         """An in-link to the queued ``key``: its host's counts, and (re-scoring strategies) its evidence,
@@ -298,12 +304,7 @@ class RankedScheduler(BaseScheduler):
         handed = self.handed.get(url)
         if handed is None:
             return False
-        slot, group, key = handed
-        evidence = link_evidence_of(link)
-        self._host_link(slot, evidence)
-        added = link_score(self.strategy, evidence) if evidence is not None else 0.0
-        if added > 0:
-            self._sibling_link(group, key, added)
+        self._credit_handed(*handed, link_evidence_of(link))
         self._dropped += 1
         return True
 
