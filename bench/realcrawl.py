@@ -323,15 +323,15 @@ def run(args: argparse.Namespace, work: Path) -> dict:
                                    stored, unknowable) for s in args.sites}
     speeds = [speed_figures(pair["runs"], web) for pair in pairs]
     speed = speeds[-1]
+    speed_ratios = [ratio(sp, "pages_per_s") for sp in speeds]
+    cpu_ratios = [ratio(sp, "pages_per_cpu_s") for sp in speeds]
     return {
         "command": command_line(args), "commit": git_commit(), "politeness": FAST, "settings": overrides, "redis_url": c["redis_url"],
         "sites": sites, "overall": scope_figures(gold.reachable, gold, pr, fetched, stored, unknowable),
         "generators": {s.name: {"generator": s.generator, "package": s.package, "base": s.base} for s in args.sites},
         "speed": speed,
-        "speed_ratios": [ratio(sp, "pages_per_s") for sp in speeds],
-        "cpu_ratios": [ratio(sp, "pages_per_cpu_s") for sp in speeds],
-        "speed_ratio": median_or_nan([ratio(sp, "pages_per_s") for sp in speeds]),
-        "cpu_ratio": median_or_nan([ratio(sp, "pages_per_cpu_s") for sp in speeds]),
+        "speed_ratios": speed_ratios, "cpu_ratios": cpu_ratios,
+        "speed_ratio": median_or_nan(speed_ratios), "cpu_ratio": median_or_nan(cpu_ratios),
         "stored_edges": n_edges, "self_loops": c["loops"], "rank_mass_nonpage": nonpage_mass(ranks, web, gold),
         "redis": {"used_memory_delta": c["memory"], "bytes_per_edge": c["memory"] / n_edges if n_edges else math.nan,
                   "families": c["families"]},
