@@ -18,7 +18,7 @@ before, is credited to it directly (``RankedScheduler.credit``: the evidence the
 without a request that the frontier or its dupefilter would drop as a duplicate: most links of a page
 lead to URLs seen before, and a request costs the reactor far more than the entry's update (the spider
 middlewares, the scheduling signals, the fingerprint). Likewise a request Scrapy's offsite filter would drop is asked
-of it (``offsite_filter``) before it is yielded: pages link out of the allowed domains a lot, and
+of it (``OffsiteFilter``, once per host) before it is made: pages link out of the allowed domains a lot, and
 each such request would cost the reactor as much as one it keeps.
 
 RANKCRAWL_MAX_PAGES (``PageBudget``) counts the responses that reach the spider; at the limit the
@@ -36,8 +36,9 @@ edges), ``rankcrawl/follow/credited`` (of them, links credited to a queued or ha
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy import Request, signals
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
@@ -68,25 +69,54 @@ def selected(link: FollowLink, scope: str) -> bool:
     return scope == "content" and link.counted
 
 
-def offsite_filter(crawler: Any) -> Callable[[Request], bool]:
-    """Whether Scrapy's offsite filter drops a request: the crawl's ``OffsiteMiddleware`` (a downloader
-    middleware that drops requests on ``request_scheduled``, subclasses with their own
+class OffsiteFilter:
+    """Whether Scrapy's offsite filter drops a request to a URL: the crawl's ``OffsiteMiddleware`` (a
+    downloader middleware that drops requests on ``request_scheduled``, subclasses with their own
     ``should_follow`` included) asked directly, with its stats and log line as ever, so the request
-    need not travel the spider middlewares and the engine to be dropped there. Never, without one."""
-    try:
-        found = [mw for mw in crawler.engine.downloader.middleware.middlewares if isinstance(mw, OffsiteMiddleware)]
-    except (AttributeError, RuntimeError):  # no engine or downloader (yet), or another Scrapy's internals
-        found = []
+    need not travel the spider middlewares and the engine to be dropped there. Never, without one.
 
-    def drops(request: Request) -> bool:
+    Scrapy's own class decides by the host name alone (``allowed_domains``), so its verdict is asked
+    once per host (while the spider's ``allowed_domains`` stay the same, at most ``MAX_HOSTS`` kept)
+    and a later request it would drop is counted in ``offsite/filtered`` as it counts it, without a
+    ``Request``; a subclass is asked for every request."""
+
+    MAX_HOSTS = 100_000
+
+    def __init__(self, crawler: Any) -> None:
         try:
-            for mw in found:
-                mw.request_scheduled(request, crawler.spider)
+            found = [mw for mw in crawler.engine.downloader.middleware.middlewares if isinstance(mw, OffsiteMiddleware)]
+        except (AttributeError, RuntimeError):  # no engine or downloader (yet), or another Scrapy's internals
+            found = []
+        self.crawler, self.found = crawler, found
+        self.by_host = all(type(mw) is OffsiteMiddleware for mw in found)
+        self.verdicts: dict[str, bool] = {}
+        self.domains: tuple[str, ...] | None = None
+
+    def __call__(self, url: str) -> bool:
+        if not self.found:
+            return False
+        if not self.by_host:
+            return self._ask(url)
+        domains = tuple(getattr(self.crawler.spider, "allowed_domains", None) or ())
+        if domains != self.domains or len(self.verdicts) >= self.MAX_HOSTS:
+            self.verdicts.clear()
+            self.domains = domains
+        host = urlsplit(url).hostname or ""
+        verdict = self.verdicts.get(host)
+        if verdict is None:
+            verdict = self.verdicts[host] = self._ask(url)
+        elif verdict:
+            self.crawler.stats.inc_value("offsite/filtered")
+        return verdict
+
+    def _ask(self, url: str) -> bool:
+        request = Request(url)
+        try:
+            for mw in self.found:
+                mw.request_scheduled(request, self.crawler.spider)
         except IgnoreRequest:
             return True
         return False
-
-    return drops
 
 
 class FollowMiddleware:
@@ -99,7 +129,7 @@ class FollowMiddleware:
         self.budget = PageBudget(crawler, config.max_pages)
         self.rank_cache = RankCache(config.redis_url, config.key_prefix, config.rank_refresh)
         self.prioritizer = Prioritizer(self.rank_cache, config.topic_terms)
-        self.offsite: Callable[[Request], bool] = offsite_filter(None)
+        self.offsite = OffsiteFilter(None)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FollowMiddleware:
@@ -114,7 +144,7 @@ class FollowMiddleware:
     def spider_opened(self, spider: Any) -> None:
         """Add the spider's own topic terms (``spider.topic_terms``) and start reading ranks."""
         self.prioritizer = Prioritizer(self.rank_cache, (*self.config.topic_terms, *getattr(spider, "topic_terms", ())))
-        self.offsite = offsite_filter(self.crawler)
+        self.offsite = OffsiteFilter(self.crawler)
         if self.config.follow_scope != "none" and self._priorities_matter():
             self.rank_cache.start()
 
@@ -160,9 +190,9 @@ class FollowMiddleware:
                 if frontier is not None and frontier.credit(link.url, votes[link.url]):
                     credited += 1
                     continue
-                request = Request(link.url, meta={LINK_META: votes[link.url]})
-                if self.offsite(request):
+                if self.offsite(link.url):
                     continue
+                request = Request(link.url, meta={LINK_META: votes[link.url]})
                 request.priority = self.prioritizer.priority(page.url, link.url, link.weight, link.text, link.counted)
                 yield request
         finally:
