@@ -81,6 +81,18 @@ class PageKeys:
     """Cached: the ``distinct`` keys and, per key of sh|ll|fp|lt, its position among them (-1: none)."""
     classes: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
     """Cached: ``link_classes`` of the page's links."""
+    links: LinkArrays | None = field(default=None, init=False, repr=False, compare=False)
+    """Cached: ``LinkArrays`` of the page (a remembered page is decided again and again)."""
+    weighed: tuple[tuple[bytes, tuple[float | None, ...], bool], list[float], list[tuple[str, float]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+    """Cached: the last (counted links, weights, sum_repeated) ``decide`` weighed, its link weights and edges
+    (re-deciding a page mostly counts the links it counted before)."""
+
+    def arrays(self, f: PageFacts) -> LinkArrays:
+        """``LinkArrays.of(f)`` (``f``: the page these are the keys of), computed once."""
+        if self.links is None:
+            self.links = LinkArrays.of(f)
+        return self.links
 
     def link_classes(self, pagelet: np.ndarray) -> np.ndarray:
         """``link_classes(pagelet, ll)`` for the page's links (``pagelet``: theirs), computed once."""
@@ -113,6 +125,35 @@ class PageKeys:
         b = a + len(self.ll)
         c = b + len(self.fp)
         return flags[:a], flags[a:b], flags[b:c], flags[c:]
+
+
+@dataclass
+class LinkArrays:
+    """The per-link facts ``decide`` reads, as arrays: pagelet (-1: none) and that index clipped to
+    0, block (-1: none), region masks (None: not known), and the index, content, kept-block and
+    alternate flags."""
+
+    n: int
+    pagelet: np.ndarray
+    has_pagelet: np.ndarray
+    pagelet0: np.ndarray
+    block: np.ndarray
+    masks: np.ndarray | None
+    index: np.ndarray
+    content: np.ndarray
+    in_content: np.ndarray
+    alternate: np.ndarray | None
+
+    @classmethod
+    def of(cls, f: PageFacts) -> LinkArrays:
+        n = len(f.links)
+        pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
+        return cls(n, pagelet, pagelet >= 0, np.maximum(pagelet, 0), np.asarray(f.link_block, dtype=np.int64),
+                   np.asarray(f.link_regions, dtype=np.int64) if f.link_regions else None,
+                   np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool),
+                   np.asarray(f.link_content, dtype=bool).reshape(n),
+                   np.asarray(f.link_in_content or [False] * n, dtype=bool),
+                   np.asarray(f.link_alternate, dtype=bool) if f.link_alternate else None)
 
 
 def list_link_keys(f: PageFacts) -> np.ndarray:
@@ -205,11 +246,14 @@ def main_region(f: PageFacts, counts: list[int], floor: float, warm: bool) -> tu
     return (1 - max(confirmed)[2], True) if confirmed else (f.region_wide or f.region_own, False)
 
 
-def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False) -> list[tuple[str, float]]:
+def edge_list(targets: list[str], weights: list[float], sum_repeated: bool = False,
+              among: list[int] | None = None) -> list[tuple[str, float]]:
     """One edge per target with a positive weight, in first-seen order: the largest weight of its
-    links, or their sum with ``sum_repeated``."""
+    links, or their sum with ``sum_repeated``; ``among``: the indices of the only links that may
+    weigh more than 0 (ascending)."""
     edges: dict[str, float] = {}
-    for t, w in zip(targets, weights):
+    pairs = zip(targets, weights) if among is None else ((targets[j], weights[j]) for j in among)
+    for t, w in pairs:
         if w > 0:
             edges[t] = edges.get(t, 0.0) + w if sum_repeated else max(edges.get(t, 0.0), w)
     return list(edges.items())
@@ -251,6 +295,24 @@ def list_votes(content: np.ndarray, in_template: np.ndarray, classes: np.ndarray
     return out
 
 
+def weighed(targets: list[str], keys: PageKeys, counted: np.ndarray, weights: list[float | None],
+            sum_repeated: bool) -> tuple[list[float], list[tuple[str, float]]]:
+    """(per link: its weight if ``counted``, else 0; ``edge_list`` of them), kept in ``keys.weighed``
+    for the next decision of the same page."""
+    memo = (counted.tobytes(), tuple(weights), sum_repeated)
+    if keys.weighed is not None and keys.weighed[0] == memo:
+        return keys.weighed[1], keys.weighed[2]
+    link_weights = [0.0] * len(counted)
+    kept = np.flatnonzero(counted).tolist()
+    for j in kept:
+        w = weights[j]
+        if w is not None:
+            link_weights[j] = float(w)
+    edges = edge_list(targets, link_weights, sum_repeated, kept)
+    keys.weighed = (memo, link_weights, edges)
+    return link_weights, edges
+
+
 def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | None], warm: bool, duplicate: bool,
            weights: list[float | None], scope: str = "content", sum_repeated: bool = False,
            region: int = 0, canonical_links: np.ndarray | None = None) -> Decision:
@@ -261,22 +323,20 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
     text column the modules the menu beside it lists on every page, with the same anchor texts;
     ``canonical_links``: the sorted 63-bit hashes (``site.facts.label_key``) of the link targets of a
     near-duplicate's canonical page (None = not known)."""
-    n = len(f.links)
+    a = keys.arrays(f)
+    n = a.n
     if warm:
         t_pagelets, t_classes, t_blocks, recurring = keys.statuses(is_template)
     else:
-        t_pagelets, t_classes, t_blocks, recurring = (np.zeros(len(a), dtype=bool)
-                                                      for a in (keys.sh, keys.ll, keys.fp, keys.lt))
-    pagelet = np.asarray(f.link_pagelet if f.link_pagelet else [-1] * n, dtype=np.int64)
-    block = np.asarray(f.link_block, dtype=np.int64)
+        t_pagelets, t_classes, t_blocks, recurring = (np.zeros(len(k), dtype=bool)
+                                                      for k in (keys.sh, keys.ll, keys.fp, keys.lt))
+    pagelet, block, masks, index = a.pagelet, a.block, a.masks if region > 0 else None, a.index
     in_template = np.zeros(n, dtype=bool)
-    has_pagelet = pagelet >= 0
-    masks = np.asarray(f.link_regions, dtype=np.int64) if region > 0 and f.link_regions else None
     in_region = (masks >> (region - 1)) & 1 == 1 if masks is not None else None
     if len(t_pagelets):
-        in_template |= has_pagelet & t_pagelets[np.maximum(pagelet, 0)]
+        in_template |= a.has_pagelet & t_pagelets[a.pagelet0]
     if len(t_classes):
-        in_class = has_pagelet & t_classes[np.minimum(np.maximum(pagelet, 0), len(t_classes) - 1)]
+        in_class = a.has_pagelet & t_classes[np.minimum(a.pagelet0, len(t_classes) - 1)]
         if in_region is not None:
             in_class &= ~in_region
         in_template |= in_class
@@ -284,15 +344,12 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
     in_template |= menu
     if len(t_blocks):
         in_template |= (block >= 0) & (block < len(t_blocks)) & t_blocks[np.minimum(np.maximum(block, 0), len(t_blocks) - 1)]
-    index = np.asarray(f.link_index, dtype=bool) if f.link_index else np.zeros(n, dtype=bool)
     if in_region is not None:
         own_index = index & in_region
         in_template = np.where(own_index, menu, in_template)
-    content = np.asarray(f.link_content, dtype=bool).reshape(n)
+    content = a.content
     if warm and n:
-        kept = np.asarray(f.link_in_content or [False] * n, dtype=bool)
-        if in_region is not None:
-            kept |= in_region
+        kept = a.in_content | in_region if in_region is not None else a.in_content
         content = list_votes(content | kept | index, in_template, keys.link_classes(pagelet))
         if in_region is not None:
             content &= in_region | (masks == 0) | index
@@ -300,14 +357,14 @@ def decide(f: PageFacts, keys: PageKeys, is_template: Callable[[int], bool | Non
         counted = np.ones(n, dtype=bool)
     else:
         counted = ~in_template & (content if scope == "content" else True)
-        if scope == "content" and f.link_alternate:
-            counted &= ~np.asarray(f.link_alternate, dtype=bool)
+        if scope == "content" and a.alternate is not None:
+            counted &= ~a.alternate
     if duplicate:
         if canonical_links is None:
             counted[:] = False
         else:
             mine = label_keys(f.links)
             counted &= ~np.isin(mine, canonical_links)
-    link_weights = [float(w) if c and w is not None else 0.0 for c, w in zip(counted.tolist(), weights)]
-    return Decision(f.url, warm, edge_list(f.links, link_weights, sum_repeated), link_weights,
+    link_weights, edges = weighed(f.links, keys, counted, weights, sum_repeated)
+    return Decision(f.url, warm, edges, link_weights,
                     np.flatnonzero(in_template).tolist(), np.flatnonzero(t_blocks).tolist(), duplicate)

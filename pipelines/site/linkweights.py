@@ -54,8 +54,7 @@ def class_keys(f: PageFacts) -> tuple[np.ndarray, list[int], dict[int, tuple[int
     per_block: dict[int, tuple[int, list[int]]] = {}
     for b in sorted({b for b in f.link_block if b >= 0}):
         label = int(typed_keys("cls", [f.block_label[b]])[0])
-        with np.errstate(over="ignore"):
-            terms = [int(v) for v in mix64(np.asarray(f.block_terms[b], dtype=np.uint64) ^ np.uint64(label))]
+        terms = [int(v) for v in mix64(np.asarray(f.block_terms[b], dtype=np.uint64).reshape(-1) ^ np.uint64(label))]
         amounts[label] += 1
         amounts.update(terms)
         per_block[b] = (label, terms)

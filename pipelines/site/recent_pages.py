@@ -114,6 +114,7 @@ class RecentPages:
         self.host_n: dict[str, float] = {}  # host → its page count in the last reply
         self.confirmed: dict[str, dict[int, float]] = {}  # host → template key → host size it was last confirmed at
         self.unsettled_at: dict[str, dict[str, float]] = {}  # host → its pages decided warm → region_at
+        self.unordered: set[str] = set()  # hosts whose unsettled_at is not in non-decreasing region_at order
 
     def __contains__(self, url: str) -> bool:
         return url in self.pages
@@ -176,17 +177,22 @@ class RecentPages:
 
     def unsettled(self, host: str, exclude: np.ndarray) -> tuple[list[str], np.ndarray]:
         """(pages of ``host`` whose region was chosen at fewer than 1/RECHECK_GROWTH of its pages, their
-        region keys not in ``exclude``): asked for with the next page, about MAX_RECHECK keys at most."""
+        region keys not in ``exclude``): asked for with the next page, about MAX_RECHECK keys at most.
+        Pages settle in the order of their host's growth, so the scan stops at the first page not due
+        (unless a host's size went down in between: ``unordered``)."""
         n = self.host_n.get(host, 0.0)
         due: list[str] = []
         keys: set[int] = set()
         skip = set(exclude.tolist())
+        ordered = host not in self.unordered
         for url, at in self.unsettled_at.get(host, {}).items():
             if len(keys) >= MAX_RECHECK:
                 break
             if n >= RECHECK_GROWTH * max(at, 1.0):
                 due.append(url)
                 keys |= set(self.pages[url].regions.tolist()) - skip
+            elif ordered:
+                break
         return due, np.array(sorted(keys), dtype=np.uint64)
 
     def settle(self, url: str, region_at: float | None) -> None:
@@ -196,9 +202,12 @@ class RecentPages:
         mine = self.unsettled_at.setdefault(page.host, {})
         mine.pop(url, None)
         if region_at is not None:
+            if mine and region_at < next(reversed(mine.values())):
+                self.unordered.add(page.host)
             mine[url] = region_at
         elif not mine:
             del self.unsettled_at[page.host]
+            self.unordered.discard(page.host)
 
     def learn(self, host: str, statuses: dict[int, bool], warm: bool, n: float = 0.0) -> set[str]:
         """Record key statuses (and warmth) seen for ``host`` at size ``n``; the remembered pages they change."""
