@@ -74,3 +74,16 @@ def test_a_twice_wrapped_paragraph_beside_a_list_has_the_list_in_its_region() ->
     side = [("html", "body", "div.document", "div.sphinxsidebar", "ul", f"li[{k}]") for k in range(4)]
     chain, own = region_chain(prose, [40] * 6, prose + side)
     assert chain[own - 1] == wrap[:-1]
+
+
+def test_a_page_decided_again_is_weighed_again_when_its_weights_change() -> None:
+    f = facts(in_index=False)
+    keys = page_keys(f)  # the one ``PageKeys`` a remembered page keeps for all its decisions
+    weights: list[float | None] = [1.0] * 4
+    first = decide(f, keys, lambda k: False, warm=False, duplicate=False, weights=weights, region=2)
+    weights[2] = 0.25  # re-weighed in place (``SiteAnalyzer._reweigh``)
+    again = decide(f, keys, lambda k: False, warm=False, duplicate=False, weights=weights, region=2)
+    assert first.link_weights == [1.0] * 4 and again.link_weights == [1.0, 1.0, 0.25, 1.0]
+    assert dict(again.edges)[f"{HOST}/module.html"] == 0.25
+    warm = decide(f, keys, lambda k: False, warm=True, duplicate=False, weights=weights, region=2)
+    assert warm.link_weights == [0.0, 0.0, 0.25, 1.0]  # other links counted: weighed again
