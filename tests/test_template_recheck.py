@@ -138,3 +138,18 @@ def test_the_window_holds_a_bounded_number_of_keys_and_links_whatever_its_pages_
         ring.add(page, {})
         assert ring.held <= 1000 and ring.held == sum(p.held for p in ring.pages.values())
     assert list(ring.pages) == [f"http://a.test/heavy{i}" for i in range(15, 20)]
+
+
+def test_pages_whose_region_is_due_again_are_found_also_after_the_host_shrank():
+    ring = RecentPages(capacity=10)
+    for i, at in enumerate([4.0, 8.0, 3.0, 20.0], start=1):  # the third settled after a decay halved the host
+        page = remembered(f"http://a.test/{i}")
+        page.region_at = at
+        ring.add(page, {})
+    ring.host_n["http://a.test"] = 6.0
+    due, _ = ring.unsettled("http://a.test", np.zeros(0, dtype=np.uint64))
+    assert due == ["http://a.test/1", "http://a.test/3"]
+    ring.settle("http://a.test/3", None)
+    ring.settle("http://a.test/1", None)
+    ring.host_n["http://a.test"] = 11.0
+    assert ring.unsettled("http://a.test", np.zeros(0, dtype=np.uint64))[0] == ["http://a.test/2"]
