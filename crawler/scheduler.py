@@ -172,6 +172,9 @@ class RankedScheduler(BaseScheduler):
         self.queue = FrontierQueue(self._host_score if strat.uses_hosts else None)
         """Entries hold their score, or (``uses_hosts``) their evidence, which the host's counts turn
         into the score the queue compares across hosts (exact at every pop: ``refresh``)."""
+        self._linked_slots: set[str] = set()
+        """Slots whose host counts an in-link changed since the last pop: refreshed once, before the
+        next pop (a page's links to one host would refresh it once per link)."""
         self.spider: Spider | None = None
         self._downloader: Any = None
         self._unfiltered = 0
@@ -268,7 +271,7 @@ class RankedScheduler(BaseScheduler):
         host, to a new, queued or fetched URL alike)."""
         if evidence is not None and self.strategy.uses_hosts:
             self.tally.linked(slot, evidence[1])
-            self.queue.refresh(slot)
+            self._linked_slots.add(slot)
 
     def _credit_handed(self, slot: str, group: Group | None, key: Hashable,
                        evidence: tuple[float, float, float] | None) -> None:
@@ -336,6 +339,9 @@ class RankedScheduler(BaseScheduler):
             self._apply_ranks()
         if awaiting_analysis(self.crawler, self.backlog):
             return None
+        for slot in self._linked_slots:
+            self.queue.refresh(slot)
+        self._linked_slots.clear()
         entry = self.queue.pop(busy_slots(self._downloader))
         if entry is None:
             return None

@@ -264,3 +264,31 @@ def test_a_rescoring_frontier_waits_while_fetched_pages_await_analysis() -> None
     assert scheduler("opic", RANKCRAWL_ANALYSIS_BACKLOG=0).backlog == 0
     assert scheduler("opic", RANKCRAWL_ANALYSIS_WORKERS=3).backlog == 6  # unset: two per worker
     assert scheduler("opic", RANKCRAWL_ANALYSIS_WORKERS=0).backlog == 2  # the worker in the crawl process
+
+
+@pytest.mark.parametrize("frontier", ["opic", "inlinks", "pagerank"])
+def test_host_counts_refreshed_once_before_a_pop_pop_as_refreshed_at_every_link(frontier: str,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(7)
+    links = [(f"http://h{int(rng.integers(6))}.test/{int(rng.integers(40))}", float(rng.random()), float(rng.random()))
+             for _ in range(400)]
+
+    def order() -> list[str]:
+        s = scheduler(frontier)
+        popped = []
+        for i, (url, value, share) in enumerate(links):
+            if not s.credit(url, [value, share]):
+                s.enqueue_request(link(url, value, share))
+            if i % 7 == 6 and (r := s.next_request()) is not None:
+                popped.append(r.url)
+        return popped + drain(s)
+
+    deferred = order()
+    eager = RankedScheduler._host_link
+
+    def refreshed_now(self: RankedScheduler, slot: str, evidence: Any) -> None:
+        eager(self, slot, evidence)
+        self.queue.refresh(slot)
+
+    monkeypatch.setattr(RankedScheduler, "_host_link", refreshed_now)
+    assert order() == deferred and len(deferred) > 100
