@@ -23,16 +23,18 @@ then the classification steps of ``PRESETS``, and ``drop``:
 
 | preset                                         | after BASE                                  |
 |------------------------------------------------|---------------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, prose_links, repeats, trailing, drop |
-| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, repeats, trailing, drop |
+| ``trained`` (default)                          | block_model, link_model, prose_links, link_blocks, repeats, trailing, drop |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, link_blocks, repeats, trailing, drop |
 | ``trained-blocks``                             | block_model (links follow blocks), drop     |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop |
 
 ``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
-pages). ``repeats`` takes out of an article's, forum's, product's or listing's text a content block that
-copies an earlier one from another template (``repeats``: responsive copies, post previews), its anchors
-keeping their decision. ``trailing`` takes the same pages' last content block out of the text where it
+pages). ``link_blocks`` makes content of the link-dense blocks whose anchors the link model mostly keeps
+on a listing's or article's page of little prose (``link_blocks``: a listing's item titles). ``repeats``
+takes out of an article's, forum's, product's or listing's text a content block that copies an earlier
+one from another template (``repeats``: responsive copies, post previews), its anchors keeping their
+decision. ``trailing`` takes the same pages' last content block out of the text where it
 is a lone ``<h2>``–``<h6>`` heading of no series (``trailing``: the title of a box left out).
 ``content_lists`` keeps every anchor of a link list that is the content region's main content
 (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is not in the default
@@ -65,6 +67,7 @@ from rankcrawl.pipelines.page.dom_features import PageContext
 from rankcrawl.pipelines.page.dropping import drop, fuse_apart
 from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
+from rankcrawl.pipelines.page.link_blocks import content_link_blocks
 from rankcrawl.pipelines.page.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.page.link_features import AnchorRows
 from rankcrawl.pipelines.page.noscript import fallbacks, unwrap
@@ -209,6 +212,11 @@ def _content_lists(s: PageState) -> None:
                 s.link_content[el] = True
 
 
+def _link_blocks(s: PageState) -> None:
+    if s.link_content and s.flags is not None and s.anchor_rows is not None:
+        content_link_blocks(s.blocks, s.flags, s.link_content, s.anchor_rows, s.dropped, s.page_type)
+
+
 def _repeats(s: PageState) -> None:
     if s.flags is not None and len(s.flags):
         s.flags[copied_blocks(s.blocks, s.flags, s.dropped, s.page_type)] = False
@@ -261,6 +269,7 @@ BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
 PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
+LINK_BLOCKS = Step("link_blocks", _link_blocks)
 REPEATS = Step("repeats", _repeats)
 TRAILING = Step("trailing", _trailing)
 DROP = Step("drop", _drop)
@@ -269,8 +278,8 @@ PROSE_LINK_DENSITY = 0.25
 """prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
 block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, REPEATS, TRAILING, DROP),
-    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, REPEATS, TRAILING, DROP),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, LINK_BLOCKS, REPEATS, TRAILING, DROP),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, LINK_BLOCKS, REPEATS, TRAILING, DROP),
     "trained-blocks": BASE + (BLOCK_MODEL, DROP),
     **{name: BASE + (rules(name), DROP) for name in RULES},
 }
