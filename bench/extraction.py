@@ -2,7 +2,7 @@
 
     python -m bench.extraction [--dataset wcxb-dev|l3s-gn1|both] [--split heldout|dev|test] [--limit N] [--only-default]
 
-Quality: word P/R/F1, WCXB snippet accuracy, content-link P/R/F1 (micro and macro), as in
+Quality: word P/R/F1 (overall and per WCXB page type), WCXB snippet accuracy, content-link P/R/F1 (micro and macro), as in
 ../shared/data/README.md §3, on a WCXB-dev split of ``bench.datasets`` (``heldout`` by default;
 ``dev`` = every page but the frozen test split, for development; ``test`` = the frozen test split,
 scored once per kept change: each such run appends its figures to ``bench/splits/test_scores.log``,
@@ -241,6 +241,23 @@ def default_run(runs: list[Run]) -> Run:
     return next(r for r in runs if r.tool.startswith("rankcrawl (") and "CLI" not in r.tool)
 
 
+def type_words(run: Run, pages: list[Page]) -> dict[str, PRF]:
+    """Word P/R/F1 of ``run`` per WCXB page type (``"?"`` for pages without one)."""
+    kinds = sorted({p.page_type or "?" for p in pages})
+    return {k: score(run, [p for p in pages if (p.page_type or "?") == k]).words for k in kinds}
+
+
+def words_by_type(run: Run, pages: list[Page]) -> Table:
+    """A rich table of ``run``'s word F1, P and R per WCXB page type."""
+    t = Table(title=f"{run.tool} by WCXB page type")
+    for h in ("page type", "pages", "word F1", "word P", "word R"):
+        t.add_column(h)
+    for kind, prf in type_words(run, pages).items():
+        n = sum((p.page_type or "?") == kind for p in pages)
+        t.add_row(kind, str(n), f"{prf.f1:.3f}", f"{prf.p:.3f}", f"{prf.r:.3f}")
+    return t
+
+
 def by_page_type(runs: list[Run], pages: list[Page], against: str = "trafilatura") -> str:
     """Markdown: word F1 and content-link F1 per WCXB page type: rankcrawl (default), ``against`` and
     the best peer of the run by word F1 on that type."""
@@ -281,7 +298,8 @@ def ceiling(pages: list[Page]) -> dict[str, LinkCounts]:
 
 def test_log_line(runs: list[Run], pages: list[Page], limit: int | None) -> str:
     """One line of the test-split log: UTC time, git head, pages, rankcrawl's word F1 (P/R) overall and
-    per type, the best peer's word F1, link F1 and its share of the perfect-extraction ceiling."""
+    per type, the best peer's word F1, link F1 and its share of the perfect-extraction ceiling, then
+    word P/R per type (appended last, so the earlier fields keep their places)."""
     head = subprocess.run(["git", "-C", str(TEST_IDS.parent), "describe", "--always", "--dirty"],
                           capture_output=True, text=True).stdout.strip() or "?"
     default = default_run(runs)
@@ -293,9 +311,9 @@ def test_log_line(runs: list[Run], pages: list[Page], limit: int | None) -> str:
     if peers:
         best = max(peers, key=lambda r: score(r, pages).words.f1)
         parts.append(f"best peer {best.tool} {score(best, pages).words.f1:.3f}")
-    kinds = sorted({p.page_type or "?" for p in pages})
-    parts.append("by type " + ", ".join(
-        f"{k} {score(default, [p for p in pages if (p.page_type or '?') == k]).words.f1:.3f}" for k in kinds))
+    per_type = type_words(default, pages)
+    kinds = list(per_type)
+    parts.append("by type " + ", ".join(f"{k} {prf.f1:.3f}" for k, prf in per_type.items()))
     if ours.links:
         top = ceiling(pages)
         link_parts = []
@@ -307,6 +325,7 @@ def test_log_line(runs: list[Run], pages: list[Page], limit: int | None) -> str:
             f1, best_f1 = got.micro().f1, top[key].micro().f1
             link_parts.append(f"{key} {f1:.3f}/{best_f1:.3f}" + (f" ({f1 / best_f1:.2f})" if best_f1 else ""))
         parts.append("link F1/ceiling " + ", ".join(link_parts))
+    parts.append("P/R by type " + ", ".join(f"{k} {prf.p:.3f}/{prf.r:.3f}" for k, prf in per_type.items()))
     return " | ".join(parts)
 
 
@@ -331,7 +350,7 @@ def main(dataset: str, split: str, limit: int | None, only_default: bool) -> Non
             raise click.ClickException(f"no WCXB-dev pages in split {split!r}")
         runs = evaluate(pages, only_default)
         t, md = table(f"WCXB-dev {title}", runs, pages)
-        console.print(t)
+        console.print(t, words_by_type(default_run(runs), pages))
         if not only_default:
             line = ratios(runs, pages)
             types = by_page_type(runs, pages)

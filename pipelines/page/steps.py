@@ -23,19 +23,23 @@ then the classification steps of ``PRESETS``, and ``drop``:
 
 | preset                                         | after BASE                                  |
 |------------------------------------------------|---------------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, prose_links, repeats, drop |
-| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, repeats, drop |
+| ``trained`` (default)                          | block_model, link_model, prose_links, link_blocks, repeats, trailing, drop |
+| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, link_blocks, repeats, trailing, drop |
 | ``trained-blocks``                             | block_model (links follow blocks), drop     |
 | ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop |
 
 ``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
-pages). ``repeats`` takes out of an article's, forum's, product's or listing's text a content block that
-copies an earlier one from another template (``repeats``: responsive copies, post previews), its anchors
-keeping their decision. ``content_lists`` keeps every anchor of a link list that is the content region's
-main content (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is
-not in the default because on WCXB-dev held-out it lowered listing pages' link F1 (several of
-their gold annotations list no link at all), see docs/BENCHMARKS.md.
+pages). ``link_blocks`` makes content of the link-dense blocks whose anchors the link model mostly keeps
+on a listing's or article's page of little prose (``link_blocks``: a listing's item titles). ``repeats``
+takes out of an article's, forum's, product's or listing's text a content block that copies an earlier
+one from another template (``repeats``: responsive copies, post previews), its anchors keeping their
+decision. ``trailing`` takes the same pages' last content block out of the text where it
+is a lone ``<h2>``–``<h6>`` heading of no series (``trailing``: the title of a box left out).
+``content_lists`` keeps every anchor of a link list that is the content region's main content
+(``link_classifier.content_lists``: tables of contents, indexes, product grids); it is not in the default
+because on WCXB-dev held-out it lowered listing pages' link F1 (several of their gold annotations list no
+link at all), see docs/BENCHMARKS.md.
 ``"<preset>+largest"`` / ``"+main"`` append the Largest / Main Content filter; a callable
 classifier ``f(blocks) -> bool[n]`` replaces the classification steps (``drop`` follows it too).
 ``drop``: the blocks inside ``drop_roots`` leave the text and their anchors the content links
@@ -63,6 +67,7 @@ from rankcrawl.pipelines.page.dom_features import PageContext
 from rankcrawl.pipelines.page.dropping import drop, fuse_apart
 from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
+from rankcrawl.pipelines.page.link_blocks import content_link_blocks
 from rankcrawl.pipelines.page.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.page.link_features import AnchorRows
 from rankcrawl.pipelines.page.noscript import fallbacks, unwrap
@@ -71,6 +76,7 @@ from rankcrawl.pipelines.page.parsing import parse_page
 from rankcrawl.pipelines.page.repeats import copied_blocks
 from rankcrawl.pipelines.page.share_bars import share_bars
 from rankcrawl.pipelines.page.teasers import teaser_sections
+from rankcrawl.pipelines.page.trailing import trailing_heading
 from rankcrawl.pipelines.page.trained_classifier import block_model, decide, features_and_page
 
 
@@ -206,9 +212,20 @@ def _content_lists(s: PageState) -> None:
                 s.link_content[el] = True
 
 
+def _link_blocks(s: PageState) -> None:
+    if s.link_content and s.flags is not None and s.anchor_rows is not None:
+        content_link_blocks(s.blocks, s.flags, s.link_content, s.anchor_rows, s.dropped, s.page_type)
+
+
 def _repeats(s: PageState) -> None:
     if s.flags is not None and len(s.flags):
         s.flags[copied_blocks(s.blocks, s.flags, s.dropped, s.page_type)] = False
+
+
+def _trailing(s: PageState) -> None:
+    if s.flags is not None and len(s.flags):
+        if (last := trailing_heading(s.blocks, s.flags, s.dropped, s.page_type)) is not None:
+            s.flags[last] = False
 
 
 def _drop(s: PageState) -> None:
@@ -252,15 +269,17 @@ BLOCK_MODEL = Step("block_model", _block_model)
 LINK_MODEL = Step("link_model", _link_model)
 PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
+LINK_BLOCKS = Step("link_blocks", _link_blocks)
 REPEATS = Step("repeats", _repeats)
+TRAILING = Step("trailing", _trailing)
 DROP = Step("drop", _drop)
 PROSE_PROBA = 0.8
 PROSE_LINK_DENSITY = 0.25
 """prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
 block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, REPEATS, DROP),
-    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, REPEATS, DROP),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, LINK_BLOCKS, REPEATS, TRAILING, DROP),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, LINK_BLOCKS, REPEATS, TRAILING, DROP),
     "trained-blocks": BASE + (BLOCK_MODEL, DROP),
     **{name: BASE + (rules(name), DROP) for name in RULES},
 }
