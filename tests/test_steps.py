@@ -22,8 +22,9 @@ def test_preset_table_is_explicit() -> None:
     base = ["decode", "parse", "blocks", "regions", "fusion", "positions", "title"]
     assert names(BASE) == base
     assert DEFAULT_PRESET == "trained"
-    assert names(PRESETS["trained"]) == base + ["block_model", "link_model", "prose_links", "link_blocks", "repeats", "trailing", "drop"]
-    assert names(PRESETS["trained-lists"]) == base + ["block_model", "link_model", "prose_links", "content_lists", "link_blocks", "repeats", "trailing", "drop"]
+    tail = ["link_blocks", "repeats", "trailing", "drop"]
+    assert names(PRESETS["trained"]) == base + ["block_model", "link_model", "prose_links", *tail]
+    assert names(PRESETS["trained-lists"]) == base + ["block_model", "link_model", "prose_links", "content_lists", *tail]
     assert names(PRESETS["trained-blocks"]) == base + ["block_model", "drop"]
     for rule in RULES:
         assert names(PRESETS[rule]) == base + [f"rules:{rule}", "drop"]
