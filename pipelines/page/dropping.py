@@ -19,6 +19,11 @@ import numpy as np
 from rankcrawl.pipelines.page.document import TextBlock
 
 
+def kept(flags: np.ndarray, dropped: list[bool]) -> list[int]:
+    """Indices of the content blocks (``flags``) outside the ``dropped`` subtrees, in document order."""
+    return [i for i, (flag, gone) in enumerate(zip(flags, dropped)) if flag and not gone]
+
+
 def owners(roots: Iterable[Any]) -> dict[Any, Any]:
     """Every element of the subtrees of ``roots`` → the outermost of ``roots`` holding it (one walk of
     each subtree, in C; a root inside an earlier one adds nothing). ``roots`` in document order."""

@@ -27,6 +27,7 @@ import numpy as np
 
 from rankcrawl.pipelines.page.after_article import ARTICLE_WORDS, PROSE_LINK_DENSITY, PROSE_WORDS
 from rankcrawl.pipelines.page.document import TextBlock
+from rankcrawl.pipelines.page.dropping import kept
 from rankcrawl.pipelines.page.link_classifier import TEMPLATE_ROLES
 from rankcrawl.pipelines.page.link_features import AnchorRows
 
@@ -39,8 +40,8 @@ HEADLINE = "h1["
 
 def prose_words(blocks: list[TextBlock], flags: np.ndarray, dropped: list[bool]) -> int:
     """Words of the content prose blocks (``after_article``'s prose) outside the dropped subtrees."""
-    return sum(b.n_words for i, b in enumerate(blocks) if flags[i] and not dropped[i]
-               and b.n_words >= PROSE_WORDS and b.link_density <= PROSE_LINK_DENSITY)
+    return sum(blocks[i].n_words for i in kept(flags, dropped)
+               if blocks[i].n_words >= PROSE_WORDS and blocks[i].link_density <= PROSE_LINK_DENSITY)
 
 
 def content_link_blocks(blocks: list[TextBlock], flags: np.ndarray, link_content: dict[Any, bool],

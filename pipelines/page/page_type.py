@@ -16,6 +16,9 @@ from urllib.parse import urlsplit
 from rankcrawl.pipelines.page.dom_features import PAGE_TYPES as DECLARED_TYPES
 
 PAGE_TYPES = ("article", "forum", "product", "documentation", "listing", "other")
+WRITTEN_TYPES = frozenset({"article", "forum", "product", "listing"})
+"""Types of pages written once for a reader, whose text loses copies (``repeats``) and a trailing heading
+(``trailing``); reference documentation repeats on purpose, and an undeclared page keeps its text."""
 URL_WORDS: dict[str, frozenset[str]] = {
     "forum": frozenset("forum forums thread threads topic topics showthread viewtopic questions discussion "
                        "discussions community board boards".split()),

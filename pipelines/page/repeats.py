@@ -22,9 +22,10 @@ import re
 import numpy as np
 
 from rankcrawl.pipelines.page.document import TextBlock
+from rankcrawl.pipelines.page.dropping import kept
+from rankcrawl.pipelines.page.page_type import WRITTEN_TYPES
 
 MIN_WORDS = 8
-COPIES_ON = frozenset({"article", "forum", "product", "listing"})
 POSITION = re.compile(r"\[\d+\]|#[^.]*")
 """An element's position and id in a path label (``div[2]#s-intro.section``): what a template's
 instances do not share."""
@@ -38,14 +39,13 @@ def shape(block: TextBlock) -> tuple[str, ...]:
 def copied_blocks(blocks: list[TextBlock], flags: np.ndarray, dropped: list[bool], kind: str) -> list[int]:
     """Indices of the content blocks (``flags``, outside the ``dropped`` subtrees) of ``MIN_WORDS`` or
     more words whose text the first content block of another ``shape`` already holds; none unless the
-    page's type ``kind`` is one of ``COPIES_ON``."""
-    if kind not in COPIES_ON:
+    page's type ``kind`` is one of ``page_type.WRITTEN_TYPES``."""
+    if kind not in WRITTEN_TYPES:
         return []
     first: dict[str, TextBlock] = {}
     found: list[int] = []
-    for i, b in enumerate(blocks):
-        if not flags[i] or dropped[i]:
-            continue
+    for i in kept(flags, dropped):
+        b = blocks[i]
         original = first.setdefault(" ".join(b.text.split()).lower(), b)
         if original is not b and b.n_words >= MIN_WORDS and shape(b) != shape(original):
             found.append(i)

@@ -17,19 +17,20 @@ from __future__ import annotations
 import numpy as np
 
 from rankcrawl.pipelines.page.document import TextBlock
+from rankcrawl.pipelines.page.dropping import kept
+from rankcrawl.pipelines.page.page_type import WRITTEN_TYPES
 from rankcrawl.pipelines.page.repeats import shape
 
 HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
-TRIMMED_ON = frozenset({"article", "forum", "product", "listing"})
 
 
 def trailing_heading(blocks: list[TextBlock], flags: np.ndarray, dropped: list[bool], kind: str) -> int | None:
     """Index of the last content block (``flags``, outside the ``dropped`` subtrees) where it is a lone
     ``HEADINGS`` element that no other content block shares a shape with; None otherwise, and on a page
-    whose type ``kind`` is not one of ``TRIMMED_ON``."""
-    if kind not in TRIMMED_ON:
+    whose type ``kind`` is not one of ``page_type.WRITTEN_TYPES``."""
+    if kind not in WRITTEN_TYPES:
         return None
-    content = [i for i in range(len(blocks)) if flags[i] and not dropped[i]]
+    content = kept(flags, dropped)
     if not content:
         return None
     last = blocks[content[-1]]
