@@ -38,7 +38,6 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from scrapy import Request, signals
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
@@ -57,7 +56,7 @@ from rankcrawl.pipelines.page_analyzer import NotAnalysed, PageAnalyzer, record_
 from rankcrawl.pipelines.site.result import FollowLink, PageResult
 from rankcrawl.ranker.store.records import GONE_STATUS
 from rankcrawl.settings.config import RankcrawlConfig, shared_if_built
-from rankcrawl.settings.urls import normalize_url
+from rankcrawl.settings.urls import host_of, normalize_url
 
 
 def selected(link: FollowLink, scope: str) -> bool:
@@ -101,7 +100,7 @@ class OffsiteFilter:
         if domains != self.domains or len(self.verdicts) >= self.MAX_HOSTS:
             self.verdicts.clear()
             self.domains = domains
-        host = urlsplit(url).hostname or ""
+        host = host_of(url)
         verdict = self.verdicts.get(host)
         if verdict is None:
             verdict = self.verdicts[host] = self._ask(url)
