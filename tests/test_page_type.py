@@ -31,3 +31,11 @@ def test_a_question_thread_and_a_discussion_are_forums() -> None:
     assert kind(page("Question", "Answer")) == "forum"
     assert kind(page("DiscussionForumPosting")) == "forum"
     assert kind(page("WebPage"), url="http://site.test/forum/thread/381") == "forum"
+
+
+def test_a_documentation_host_outweighs_the_words_of_its_paths() -> None:
+    """``docs.djangoproject.com/en/3.2/topics/…``: the host says documentation, the path word ``topics`` a forum."""
+    assert kind(page("WebPage"), url="https://docs.example.org/en/3.2/topics/db/queries.html") == "documentation"
+    assert kind(page("WebPage"), url="https://doc.example.org/book/products.html") == "documentation"
+    assert kind(page("WebPage"), url="https://www.example.org/en/3.2/topics/db/queries.html") == "forum"
+    assert kind(page("Article"), url="https://docs.example.org/topics/release-notes.html") == "article"

@@ -8,7 +8,7 @@ import numpy as np
 
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.page.document import TextBlock
-from rankcrawl.pipelines.page.repeats import MIN_WORDS, copied_blocks
+from rankcrawl.pipelines.page.repeats import MIN_WORDS, NEAR_SHARE, copied_blocks, ngrams
 from tests.test_article_precision import URL
 from tests.test_link_dense_content import chrome, sentence
 
@@ -62,3 +62,40 @@ def test_copies_from_another_template_go_on_an_article_only() -> None:
     assert copied_blocks(blocks, flags, [False] * 4, "other") == []
     assert copied_blocks(blocks, np.array([False, True, True, True]), [False] * 4, "article") == []
     assert len("Short label".split()) < MIN_WORDS
+
+
+def product_with_description_twice() -> str:
+    """A product (``og:type``) whose description the page writes again in its details tab, a line added."""
+    paras = "".join(story(k) for k in range(4))
+    extra = "<p>Enter a quantity to see bulk pricing on ten or more items of this colour.</p>"
+    colours = "".join(f"<li><a href='/products/staple-tee?colour={k}'>Colour {k}</a></li>" for k in range(8))
+    html = chrome(
+        f"<div class='product-view'><h1>Staple tee</h1><p class='price'>$25.00</p><div class='summary'>{paras}</div>"
+        f"<ul class='colours'>{colours}</ul><div class='details-tab'><section>{extra}{paras}</section></div></div>",
+        "Staple tee",
+    )
+    return html.replace("</title>", "</title><meta property='og:type' content='product'>", 1)
+
+
+def test_a_description_written_again_with_a_line_added_reaches_the_text_once() -> None:
+    doc = analyze(product_with_description_twice(), url="http://shop.test/products/staple-tee")
+    assert doc.text.count(sentence(0)) == 1
+    assert doc.text.count(sentence(1)) == 1
+
+
+def words(stem: str, n: int) -> str:
+    return " ".join(f"{stem}{k}" for k in range(n))
+
+
+def test_near_copies_from_another_template_go_on_written_pages_only() -> None:
+    text = words("desc", 24)
+    blocks = [
+        block(text, ("body[1]", "div[1].summary", "p[1]")),
+        block(f"{words('bulk', 6)} {text}", ("body[1]", "div[2].tab", "p[1]")),        # 21 of 27 4-grams copied
+        block(f"{words('desc', 12)} {words('care', 12)}", ("body[1]", "div[3].more", "p[1]")),   # 9 of 21
+        block(f"{text} {words('size', 6)}", ("body[1]", "div[4].summary", "p[1]")),    # the first's template
+    ]
+    flags = np.ones(4, dtype=bool)
+    assert copied_blocks(blocks, flags, [False] * 4, "product") == [1]
+    assert copied_blocks(blocks, flags, [False] * 4, "documentation") == []
+    assert len(ngrams(text)) >= NEAR_SHARE * len(ngrams(blocks[1].text))

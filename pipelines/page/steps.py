@@ -32,9 +32,9 @@ then the classification steps of ``PRESETS``, and ``drop``:
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
 pages). ``link_blocks`` makes content of the link-dense blocks whose anchors the link model mostly keeps
 on a listing's or article's page of little prose (``link_blocks``: a listing's item titles). ``repeats``
-takes out of an article's, forum's, product's or listing's text a content block that copies an earlier
-one from another template (``repeats``: responsive copies, post previews), its anchors keeping their
-decision. ``trailing`` takes the same pages' last content block out of the text where it
+takes out of an article's, forum's, product's or listing's text a content block that copies or nearly
+copies an earlier one from another template (``repeats``: responsive copies, post previews, quoted
+posts), its anchors keeping their decision. ``trailing`` takes the same pages' last content block out of the text where it
 is a lone ``<h2>``–``<h6>`` heading of no series (``trailing``: the title of a box left out).
 ``content_lists`` keeps every anchor of a link list that is the content region's main content
 (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is not in the default
