@@ -151,7 +151,8 @@ def _blocks(s: PageState) -> None:
 def _regions(s: PageState) -> None:
     if s.root is None or not s.atomic:
         return
-    s.page_type = page_type(s.context.declared, s.url)
+    stated, class_words = s.context.declarations
+    s.page_type = page_type(stated, s.url, class_words)
     sections = section_candidates(s.root)
     s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
                     *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type),
