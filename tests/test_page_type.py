@@ -1,10 +1,11 @@
-"""The page-type decision (``page_type``): declarations first, a FAQ's questions are no forum."""
+"""The page-type decision (``page_type``): stated declarations first, then ``<body>`` class words, then the
+URL; a FAQ's questions are no forum."""
 
 from __future__ import annotations
 
 import json
 
-from rankcrawl.pipelines.page.dom_features import declared_words
+from rankcrawl.pipelines.page.dom_features import declarations
 from rankcrawl.pipelines.page.page_type import page_type
 from rankcrawl.pipelines.page.parsing import parse_page
 
@@ -17,7 +18,8 @@ def page(*types: str, body_class: str = "") -> str:
 
 def kind(html: str, url: str = "http://site.test/page") -> str:
     root, search = parse_page(html)
-    return page_type(declared_words(root, search), url)
+    stated, class_words = declarations(root, search)
+    return page_type(stated, url, class_words)
 
 
 def test_a_faq_on_an_article_or_a_product_is_no_forum() -> None:
@@ -39,3 +41,27 @@ def test_a_documentation_host_outweighs_the_words_of_its_paths() -> None:
     assert kind(page("WebPage"), url="https://doc.example.org/book/products.html") == "documentation"
     assert kind(page("WebPage"), url="https://www.example.org/en/3.2/topics/db/queries.html") == "forum"
     assert kind(page("Article"), url="https://docs.example.org/topics/release-notes.html") == "article"
+
+
+def og(kind_: str, body_class: str) -> str:
+    return (f"<html><head><meta property='og:type' content='{kind_}'></head>"
+            f"<body class='{body_class}'><p>Text</p></body></html>")
+
+
+def test_a_stated_article_outranks_a_themes_class_words() -> None:
+    """A WordPress post on a site with a shop (``woocommerce-no-js``), a Squarespace post (``tweak-product-…``)."""
+    assert kind(og("article", "single single-post postid-12 woocommerce-no-js")) == "article"
+    assert kind(og("article", "tweak-product-quick-view-button-style-floating")) == "article"
+    assert kind(og("article", "single single-product postid-12 woocommerce")) == "product"
+    assert kind(og("website", "tweak-product-quick-view-button-style-floating")) == "product"
+
+
+def test_a_post_filed_under_a_blog_or_the_news_is_an_article() -> None:
+    plain = og("website", "")
+    assert kind(plain, "http://site.test/blog/how-to-paint-a-room") == "article"
+    assert kind(plain, "http://site.test/en/news/2025/12/harbour-bridge-reopens") == "article"
+    assert kind(plain, "http://site.test/blog/") == "other"
+    assert kind(plain, "http://site.test/blog/page/2") == "other"
+    assert kind(plain, "http://site.test/blog/category/news") == "other"
+    assert kind(plain, "http://site.test/list/all-latest-news.html") == "other"
+    assert kind(plain, "http://site.test/forum/blog/thread-12") == "forum"

@@ -27,9 +27,14 @@ PAGE_FRAME = ("h1", "main", "article")
 """Elements a consent box never holds: a box around one of them wraps the page itself."""
 
 
+def holds_frame(el: Any) -> bool:
+    """Whether ``el`` holds one of ``PAGE_FRAME`` or an element of role ``main``."""
+    return any(True for _ in el.iter(*PAGE_FRAME)) or bool(el.xpath(".//*[@role='main']"))
+
+
 def asks_consent(el: Any) -> bool:
     """Whether ``el`` holds a control (a button or a form field) and not the page's frame."""
-    if any(True for _ in el.iter(*PAGE_FRAME)) or el.xpath(".//*[@role='main']"):
+    if holds_frame(el):
         return False
     return any(True for _ in el.iter(*CONTROLS)) or bool(el.xpath(".//*[@role='button']"))
 

@@ -177,22 +177,38 @@ def type_declarations(found: PageSearch) -> list[str]:
     return out
 
 
-def declared_words(root: Any, found: PageSearch | None = None) -> set[str]:
-    """Lower-case words the page declares its type with: ``<body>``'s classes (whole and split), og:type
-    and schema.org types; ``found``: the page's ``elements.search_page`` (made here when not given)."""
-    words: set[str] = set()
+def declarations(root: Any, found: PageSearch | None = None) -> tuple[set[str], set[str]]:
+    """The lower-case words the page declares its type with, in two strengths: ``(stated, class_words)``.
+    ``stated``: og:type, the schema.org types (JSON-LD, microdata) and ``<body>``'s whole class names
+    (``single-post``, ``archive``); ``class_words``: the letter runs of ``<body>``'s class names
+    (``postid-12`` → ``postid``), which themes and plugins also fill with words that do not describe the
+    page (WooCommerce's ``woocommerce-no-js`` on every page of a site with a shop, a Squarespace
+    blog's ``tweak-product-…`` style switches). ``found``: the page's ``elements.search_page`` (made here
+    when not given)."""
+    stated: set[str] = set()
+    class_words: set[str] = set()
     if root is not None:
         body = root.find("body")
         if body is not None:
-            words |= set((body.get("class") or "").lower().split()) | tokens(body.get("class") or "")
+            classes = body.get("class") or ""
+            stated |= set(classes.lower().split())
+            class_words = tokens(classes)
         for value in type_declarations(found if found is not None else search_page(root)):
             if value.lstrip().startswith(("{", "[")):
-                words |= {t.lower() for t in LD_TYPE.findall(value[:20000])}
+                stated |= {t.lower() for t in LD_TYPE.findall(value[:20000])}
             elif "schema.org" in value:
-                words |= {t.lower() for t in SCHEMA_TYPE.findall(value)}
+                stated |= {t.lower() for t in SCHEMA_TYPE.findall(value)}
             else:
-                words.add(value.strip().lower())
-    return words
+                stated.add(value.strip().lower())
+    return stated, class_words
+
+
+def declared_words(root: Any, found: PageSearch | None = None) -> set[str]:
+    """Lower-case words the page declares its type with: ``<body>``'s classes (whole and split), og:type
+    and schema.org types (both ``declarations``); ``found``: the page's ``elements.search_page`` (made
+    here when not given)."""
+    stated, class_words = declarations(root, found)
+    return stated | class_words
 
 
 def type_hints(words: set[str]) -> np.ndarray:
@@ -218,14 +234,23 @@ class PageContext:
         self.root, self.url, self.search = root, url, search
         self.anchor_paths = anchor_paths if anchor_paths is not None else {}
         self.codes = PathCodes()
+        self._declarations: tuple[set[str], set[str]] | None = None
         self._declared: set[str] | None = None
         self._page_types: np.ndarray | None = None
+
+    @property
+    def declarations(self) -> tuple[set[str], set[str]]:
+        """``declarations`` of the page: (stated, class_words)."""
+        if self._declarations is None:
+            self._declarations = declarations(self.root, self.search)
+        return self._declarations
 
     @property
     def declared(self) -> set[str]:
         """``declared_words`` of the page."""
         if self._declared is None:
-            self._declared = declared_words(self.root, self.search)
+            stated, class_words = self.declarations
+            self._declared = stated | class_words
         return self._declared
 
     @property

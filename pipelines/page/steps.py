@@ -13,7 +13,8 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 |             | hidden (``hidden``), share bars (``share_bars``), comment sections |                                 |
 |             | after the article but on forums and products (``comments``),      |                                 |
 |             | link-dense teaser boxes after it (``teasers``), cookie-consent    |                                 |
-|             | banners and dialogs (``consent``)                                 |                                 |
+|             | banners and dialogs (``consent``), an article's author bio,       |                                 |
+|             | sign-up box, dialogs and disclosures (``insets``)                 |                                 |
 | fusion      | Block Fusion (``blockfusion``, variant ``fusion``) of each run of | blocks (empties atomic), dropped |
 |             | atomic blocks inside / outside ``drop_roots`` (``dropping``)      |                                 |
 | positions   | share of the page's words before each block                      | blocks[i].position              |
@@ -67,6 +68,7 @@ from rankcrawl.pipelines.page.dom_features import PageContext
 from rankcrawl.pipelines.page.dropping import drop, fuse_apart
 from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
+from rankcrawl.pipelines.page.insets import inset_boxes
 from rankcrawl.pipelines.page.link_blocks import content_link_blocks
 from rankcrawl.pipelines.page.link_classifier import content_anchors, content_lists
 from rankcrawl.pipelines.page.link_features import AnchorRows
@@ -149,11 +151,12 @@ def _blocks(s: PageState) -> None:
 def _regions(s: PageState) -> None:
     if s.root is None or not s.atomic:
         return
-    s.page_type = page_type(s.context.declared, s.url)
+    stated, class_words = s.context.declarations
+    s.page_type = page_type(stated, s.url, class_words)
     sections = section_candidates(s.root)
     s.drop_roots = [*hidden_regions(s.root, s.atomic), *share_bars(s.root),
                     *comment_sections(sections, s.atomic, s.page_type), *teaser_sections(sections, s.atomic, s.page_type),
-                    *consent_boxes(sections)]
+                    *consent_boxes(sections), *inset_boxes(s.root, s.atomic, s.page_type)]
 
 
 def _fusion(s: PageState) -> None:
