@@ -48,7 +48,7 @@ FAQ_ITEMS = frozenset({"question", "answer"})
 
 def docs_host(url: str | None) -> bool:
     """Whether the URL's host starts with one of ``DOCS_HOSTS``."""
-    return bool(url) and host_of(url).split(".", 1)[0] in DOCS_HOSTS
+    return url is not None and host_of(url).split(".", 1)[0] in DOCS_HOSTS
 
 
 def url_words(url: str | None) -> set[str]:
@@ -70,7 +70,7 @@ def article_path(url: str | None) -> bool:
     return False
 
 
-def declared_type(words: set[str]) -> str | None:
+def declared_type(words: set[str] | frozenset[str]) -> str | None:
     """The page type ``words`` declare (``HINT_ORDER`` breaks ties), or None."""
     declared = {name for name, kinds in DECLARED_TYPES.items() if words & kinds}
     for name in HINT_ORDER:
