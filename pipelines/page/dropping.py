@@ -77,7 +77,12 @@ def drop(blocks: list[TextBlock], flags: np.ndarray, link_content: dict[Any, boo
         cleared += int(flags[i])
         flags[i] = False
         if link_content is not None:
-            for a in b.anchors:
-                if a in link_content:
-                    link_content[a] = False
+            unlink(b, link_content)
     return cleared
+
+
+def unlink(block: TextBlock, link_content: dict[Any, bool]) -> None:
+    """Set the content decision of ``block``'s anchors False."""
+    for a in block.anchors:
+        if a in link_content:
+            link_content[a] = False

@@ -22,12 +22,12 @@ of steps ``analyze`` runs for a classifier name. Every preset starts with ``BASE
 
 then the classification steps of ``PRESETS``, and ``drop``:
 
-| preset                                         | after BASE                                  |
-|------------------------------------------------|---------------------------------------------|
-| ``trained`` (default)                          | block_model, link_model, prose_links, link_blocks, repeats, trailing, drop |
-| ``trained-lists``                              | block_model, link_model, prose_links, content_lists, link_blocks, repeats, trailing, drop |
-| ``trained-blocks``                             | block_model (links follow blocks), drop     |
-| ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop |
+| preset                   | after BASE                                                                                             |
+|--------------------------|--------------------------------------------------------------------------------------------------------|
+| ``trained`` (default)    | block_model, link_model, prose_links, link_blocks, repeats, article_end, trailing, drop                |
+| ``trained-lists``        | block_model, link_model, prose_links, content_lists, link_blocks, repeats, article_end, trailing, drop |
+| ``trained-blocks``       | block_model (links follow blocks), drop                                                                |
+| ``densitometric``, ``numwords``, ``cleaneval``, ``minwords`` | rules:<name> (Kohlschütter §4.4.3), drop                   |
 
 ``prose_links`` keeps the inline links of confident prose blocks (P(content) ≥ 0.8 or the
 page's only content block, link density ≤ 0.25) whatever the link model says (it misjudges some small pages unlike its training
@@ -35,8 +35,10 @@ pages). ``link_blocks`` makes content of the link-dense blocks whose anchors the
 on a listing's or article's page of little prose (``link_blocks``: a listing's item titles). ``repeats``
 takes out of an article's, forum's, product's or listing's text a content block that copies or nearly
 copies an earlier one from another template (``repeats``: responsive copies, post previews, quoted
-posts), its anchors keeping their decision. ``trailing`` takes the same pages' last content block out of the text where it
-is a lone ``<h2>``–``<h6>`` heading of no series (``trailing``: the title of a box left out).
+posts), its anchors keeping their decision. ``article_end`` takes out of an article's content (text and links)
+what comes after its body's named container (``article_end``: related posts, author cards, sign-up boxes).
+``trailing`` takes the same pages' last content block out of the text where it is a lone ``<h2>``–``<h6>``
+heading of no series (``trailing``: the title of a box left out).
 ``content_lists`` keeps every anchor of a link list that is the content region's main content
 (``link_classifier.content_lists``: tables of contents, indexes, product grids); it is not in the default
 because on WCXB-dev held-out it lowered listing pages' link F1 (several of their gold annotations list no
@@ -56,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from rankcrawl.pipelines.page.after_article import section_candidates
+from rankcrawl.pipelines.page.article_end import after_body
 from rankcrawl.pipelines.page.blockfusion import DEFAULT_FUSION, block_fusion
 from rankcrawl.pipelines.page.blocks import atomic_blocks
 from rankcrawl.pipelines.page.classifiers import FILTERS, RULES, Classifier
@@ -65,7 +68,7 @@ from rankcrawl.pipelines.page.deadline import Deadline
 from rankcrawl.pipelines.page.decoding import decode_html
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.dom_features import PageContext
-from rankcrawl.pipelines.page.dropping import drop, fuse_apart
+from rankcrawl.pipelines.page.dropping import drop, fuse_apart, unlink
 from rankcrawl.pipelines.page.elements import PageSearch
 from rankcrawl.pipelines.page.hidden import hidden_regions
 from rankcrawl.pipelines.page.insets import inset_boxes
@@ -225,6 +228,15 @@ def _repeats(s: PageState) -> None:
         s.flags[copied_blocks(s.blocks, s.flags, s.dropped, s.page_type)] = False
 
 
+def _article_end(s: PageState) -> None:
+    if s.flags is not None and len(s.flags):
+        after = after_body(s.root, s.blocks, s.flags, s.dropped, s.page_type)
+        s.flags[after] = False
+        if s.link_content:
+            for i in after:
+                unlink(s.blocks[i], s.link_content)
+
+
 def _trailing(s: PageState) -> None:
     if s.flags is not None and len(s.flags):
         if (last := trailing_heading(s.blocks, s.flags, s.dropped, s.page_type)) is not None:
@@ -274,6 +286,7 @@ PROSE_LINKS = Step("prose_links", _prose_links)
 CONTENT_LISTS = Step("content_lists", _content_lists)
 LINK_BLOCKS = Step("link_blocks", _link_blocks)
 REPEATS = Step("repeats", _repeats)
+ARTICLE_END = Step("article_end", _article_end)
 TRAILING = Step("trailing", _trailing)
 DROP = Step("drop", _drop)
 PROSE_PROBA = 0.8
@@ -281,8 +294,8 @@ PROSE_LINK_DENSITY = 0.25
 """prose_links: the anchors of a block with P(content) ≥ PROSE_PROBA (or the page's only content
 block) and link density ≤ this are content."""
 PRESETS: dict[str, tuple[Step, ...]] = {
-    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, LINK_BLOCKS, REPEATS, TRAILING, DROP),
-    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, LINK_BLOCKS, REPEATS, TRAILING, DROP),
+    "trained": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, LINK_BLOCKS, REPEATS, ARTICLE_END, TRAILING, DROP),
+    "trained-lists": BASE + (BLOCK_MODEL, LINK_MODEL, PROSE_LINKS, CONTENT_LISTS, LINK_BLOCKS, REPEATS, ARTICLE_END, TRAILING, DROP),
     "trained-blocks": BASE + (BLOCK_MODEL, DROP),
     **{name: BASE + (rules(name), DROP) for name in RULES},
 }
