@@ -4,7 +4,7 @@ the headline and byline before it, pages without such a container and other page
 from __future__ import annotations
 
 from rankcrawl.pipelines import analyze
-from tests.test_link_dense_content import chrome, sentence
+from tests.test_link_dense_content import sentence, typed
 
 URL = "http://news.test/2024/05/harbour-bridge-reopens.html"
 PROMO = ("Our harbour desk follows every closure, opening and delay on the water, and the weekly digest "
@@ -22,8 +22,7 @@ def page(container: str = "entry-content", declared: str = "article") -> str:
     paras = "".join(f"<p>{sentence(k)} {sentence(k + 3)} {sentence(k + 6)}</p>" for k in range(6))
     body = (f"<article><h1>Harbour bridge reopens</h1><p class='byline'>By Jane Doe, May 4, 2024</p>"
             f"<div class='{container}'>{paras}</div>{more_reading()}</article>")
-    html = chrome(body, "Harbour bridge reopens")
-    return html.replace("</title>", f"</title><meta property='og:type' content='{declared}'>", 1)
+    return typed(body, "Harbour bridge reopens", declared)
 
 
 def test_what_follows_an_articles_body_leaves_its_text_and_links() -> None:

@@ -7,7 +7,7 @@ from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.insets import inset_boxes
 from rankcrawl.pipelines.page.parsing import parse_page
-from tests.test_link_dense_content import chrome, sentence
+from tests.test_link_dense_content import sentence, typed
 
 BIO = ("Jane Doe has covered city transport and public works for the paper since she moved to the coast "
        "from the capital, and she writes a weekly column about the harbour.")
@@ -21,8 +21,7 @@ def page(declared: str = "article") -> str:
             f"<div class='newsletterSignup'><p>{SIGNUP}</p><input type='email'><button>Sign up</button></div>"
             f"{paras[len(paras) // 2:]}<div class='author-bio'><img src='/jane.jpg' alt=''><p>{BIO}</p></div></article>"
             f"<div id='republish' role='dialog'><h2>Republish this article</h2><p>{DIALOG}</p></div>")
-    html = chrome(body, "Harbour bridge reopens")
-    return html.replace("</title>", f"</title><meta property='og:type' content='{declared}'>", 1)
+    return typed(body, "Harbour bridge reopens", declared)
 
 
 def test_an_articles_bio_signup_box_and_dialog_leave_its_text() -> None:

@@ -28,6 +28,12 @@ def chrome(body: str, title: str) -> str:
             f"<footer class='site-footer'>{foot} © 2024 Example</footer></body></html>")
 
 
+
+def typed(body: str, title: str, og_type: str) -> str:
+    """``chrome`` of ``body`` on a page that declares its type by ``og:type``."""
+    return chrome(body, title).replace("</title>", f"</title><meta property='og:type' content='{og_type}'>", 1)
+
+
 def template_urls(doc_urls: set[str], host: str) -> set[str]:
     boiler = {f"{host}/section/{name}/" for name in WORDS[:9]} | {f"{host}/popular/{i}.html" for i in range(6)}
     boiler |= {f"{host}/{name}" for name in ("about", "contact", "privacy", "terms")}

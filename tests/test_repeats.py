@@ -10,7 +10,7 @@ from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.repeats import MIN_WORDS, NEAR_SHARE, copied_blocks, ngrams
 from tests.test_article_precision import URL
-from tests.test_link_dense_content import chrome, sentence
+from tests.test_link_dense_content import sentence, typed
 
 
 def story(i: int) -> str:
@@ -21,12 +21,9 @@ def responsive_article() -> str:
     """An article (``og:type``) whose body the page writes twice, a topics list between the copies."""
     paras = "".join(story(k) for k in range(6))
     tags = "".join(f"<li><a href='/tag/{k}'>Tag {k}</a></li>" for k in range(8))
-    html = chrome(
-        f"<article><h1>Harbour bridge reopens</h1><div class='body-desktop'>{paras}</div>"
-        f"<ul class='topics'>{tags}</ul><div class='body-mobile'><section>{paras}</section></div></article>",
-        "Harbour bridge reopens",
-    )
-    return html.replace("</title>", "</title><meta property='og:type' content='article'>", 1)
+    return typed(f"<article><h1>Harbour bridge reopens</h1><div class='body-desktop'>{paras}</div>"
+                 f"<ul class='topics'>{tags}</ul><div class='body-mobile'><section>{paras}</section></div></article>",
+                 "Harbour bridge reopens", "article")
 
 
 def test_a_region_written_twice_reaches_the_text_once() -> None:
@@ -69,12 +66,9 @@ def product_with_description_twice() -> str:
     paras = "".join(story(k) for k in range(4))
     extra = "<p>Enter a quantity to see bulk pricing on ten or more items of this colour.</p>"
     colours = "".join(f"<li><a href='/products/staple-tee?colour={k}'>Colour {k}</a></li>" for k in range(8))
-    html = chrome(
-        f"<div class='product-view'><h1>Staple tee</h1><p class='price'>$25.00</p><div class='summary'>{paras}</div>"
-        f"<ul class='colours'>{colours}</ul><div class='details-tab'><section>{extra}{paras}</section></div></div>",
-        "Staple tee",
-    )
-    return html.replace("</title>", "</title><meta property='og:type' content='product'>", 1)
+    return typed(f"<div class='product-view'><h1>Staple tee</h1><p class='price'>$25.00</p><div class='summary'>{paras}</div>"
+                 f"<ul class='colours'>{colours}</ul><div class='details-tab'><section>{extra}{paras}</section></div></div>",
+                 "Staple tee", "product")
 
 
 def test_a_description_written_again_with_a_line_added_reaches_the_text_once() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 from rankcrawl.pipelines import analyze
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.trailing import trailing_heading
-from tests.test_link_dense_content import chrome, sentence
+from tests.test_link_dense_content import sentence, typed
 
 HEADING = "Browse by Category"
 
@@ -19,8 +19,7 @@ def product_page(declared: str = "product") -> str:
     links = ", ".join(f"<a href='/c/{k}'>Category {k}</a>" for k in range(8))
     body = (f"<h1>Walnut serving board</h1><p class='price'>$49.00</p>{desc}"
             f"<div class='seo-keywords'><dl><dt><h5>{HEADING}</h5></dt><dd>{links}</dd></dl></div>")
-    html = chrome(body, "Walnut serving board")
-    return html.replace("</title>", f"</title><meta property='og:type' content='{declared}'>", 1)
+    return typed(body, "Walnut serving board", declared)
 
 
 def test_a_product_loses_the_heading_of_a_box_left_out() -> None:
