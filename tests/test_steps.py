@@ -22,7 +22,7 @@ def test_preset_table_is_explicit() -> None:
     base = ["decode", "parse", "blocks", "regions", "fusion", "positions", "title"]
     assert names(BASE) == base
     assert DEFAULT_PRESET == "trained"
-    tail = ["link_blocks", "repeats", "trailing", "drop"]
+    tail = ["link_blocks", "repeats", "article_end", "trailing", "drop"]
     assert names(PRESETS["trained"]) == base + ["block_model", "link_model", "prose_links", *tail]
     assert names(PRESETS["trained-lists"]) == base + ["block_model", "link_model", "prose_links", "content_lists", *tail]
     assert names(PRESETS["trained-blocks"]) == base + ["block_model", "drop"]
