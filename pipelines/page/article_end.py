@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from rankcrawl.pipelines.page.after_article import NameSieve
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.dropping import kept, owners
+from rankcrawl.pipelines.page.name_sieve import NameSieve
 
 BODY_NAMES = ["entry-content", "entry-body", "entry__content", "post-content", "post__content", "post-body",
               "post-entry", "article-content", "article__content", "article-body", "article__body", "articlebody",

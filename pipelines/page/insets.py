@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rankcrawl.pipelines.page.after_article import NameSieve
 from rankcrawl.pipelines.page.consent import holds_frame
 from rankcrawl.pipelines.page.document import TextBlock
 from rankcrawl.pipelines.page.dom_features import tokens
 from rankcrawl.pipelines.page.dropping import words_inside
+from rankcrawl.pipelines.page.name_sieve import NameSieve
 
 INSET_WORDS = frozenset("author authors bio biography byline vcard writer newsletter newsletters subscribe subscription "
                         "signup optin modal modals popup popups lightbox dialog disclaimer disclosure disclosures".split())
