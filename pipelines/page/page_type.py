@@ -70,7 +70,7 @@ def article_path(url: str | None) -> bool:
     return False
 
 
-def declared_type(words: set[str] | frozenset[str]) -> str | None:
+def declared_type(words: set[str]) -> str | None:
     """The page type ``words`` declare (``HINT_ORDER`` breaks ties), or None."""
     declared = {name for name, kinds in DECLARED_TYPES.items() if words & kinds}
     for name in HINT_ORDER:
@@ -79,18 +79,18 @@ def declared_type(words: set[str] | frozenset[str]) -> str | None:
     return None
 
 
-def page_type(words: set[str], url: str | None, class_words: set[str] | frozenset[str] = frozenset()) -> str:
-    """One of ``PAGE_TYPES`` from the stated words and the ``<body>`` class words of
-    ``dom_features.declarations`` (or all of ``declared_words`` as ``words``) and the URL."""
-    if FAQ in words or FAQ in class_words:
-        words, class_words = words - FAQ_ITEMS, class_words - FAQ_ITEMS
-    for evidence in (words, class_words):
+def page_type(stated: set[str], url: str | None, class_words: set[str]) -> str:
+    """One of ``PAGE_TYPES`` from what the page states and its ``<body>`` class words (both
+    ``dom_features.declarations``) and the URL."""
+    if FAQ in stated or FAQ in class_words:
+        stated, class_words = stated - FAQ_ITEMS, class_words - FAQ_ITEMS
+    for evidence in (stated, class_words):
         if (kind := declared_type(evidence)) is not None:
             return kind
     if docs_host(url):
         return "documentation"
-    words = url_words(url)
+    path_words = url_words(url)
     for name, vocabulary in URL_WORDS.items():
-        if words & vocabulary:
+        if path_words & vocabulary:
             return name
     return "article" if article_path(url) else "other"
